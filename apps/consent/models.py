@@ -1,0 +1,124 @@
+"""Who may see what: connections, shares, proposals, access history (SPEC D-3 … D-5, D-8)."""
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+from apps.memory.models import Category, Fact
+from apps.memory.models.facts import EVIDENCE_MAX, LABEL_MAX, VALUE_MAX
+
+
+class Connection(models.Model):
+    """One user's consent for one assistant (an OAuth client): a "connected assistant"."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="connections")
+    application = models.ForeignKey(
+        settings.OAUTH2_PROVIDER_APPLICATION_MODEL, on_delete=models.CASCADE, related_name="connections"
+    )
+    scopes = models.JSONField(_("scopes"), default=list)
+    categories = models.JSONField(_("categories"), default=list)
+    created_at = models.DateTimeField(_("connected since"))
+    consented_at = models.DateTimeField(_("last consent"))
+    last_used_at = models.DateTimeField(_("last used"), null=True, blank=True)
+    revoked_at = models.DateTimeField(_("revoked"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("connected assistant")
+        verbose_name_plural = _("connected assistants")
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["user", "application"], name="connection_one_per_user_client"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.application.name or self.application.client_id} ← {self.user}"
+
+    @property
+    def is_active(self) -> bool:
+        return self.revoked_at is None
+
+
+class FactShare(models.Model):
+    """The user confirmed this fact, at this version, for this connection (SPEC D-4)."""
+
+    connection = models.ForeignKey(Connection, on_delete=models.CASCADE, related_name="shares")
+    fact = models.ForeignKey(Fact, on_delete=models.CASCADE, related_name="shares")
+    fact_version = models.PositiveIntegerField(_("fact version"))
+    shared_at = models.DateTimeField(_("shared"))
+
+    class Meta:
+        verbose_name = _("fact share")
+        verbose_name_plural = _("fact shares")
+        constraints = [
+            models.UniqueConstraint(fields=["connection", "fact"], name="share_one_per_connection_fact"),
+            models.CheckConstraint(condition=Q(fact_version__gte=1), name="share_version_positive"),
+        ]
+
+
+class Proposal(models.Model):
+    """A memory an assistant suggested; nothing changes until the user confirms (SPEC D-5, P-7)."""
+
+    class Op(models.TextChoices):
+        ADD = "add", _("Add")
+        UPDATE = "update", _("Update")
+        ARCHIVE = "archive", _("Archive")
+
+    class Status(models.TextChoices):
+        PENDING = "pending", _("Pending")
+        CONFIRMED = "confirmed", _("Confirmed")
+        IGNORED = "ignored", _("Ignored")
+        EXPIRED = "expired", _("Expired")
+        CONFLICT = "conflict", _("Conflict")
+
+    connection = models.ForeignKey(Connection, on_delete=models.CASCADE, related_name="proposals")
+    op = models.CharField(_("operation"), max_length=8, choices=Op.choices)
+    category = models.CharField(_("category"), max_length=20, choices=Category.choices, blank=True, default="")
+    label = models.CharField(_("label"), max_length=LABEL_MAX, blank=True, default="")
+    value = models.CharField(_("value"), max_length=VALUE_MAX, blank=True, default="")
+    evidence = models.CharField(_("evidence"), max_length=EVIDENCE_MAX, blank=True, default="")
+    target_fact = models.ForeignKey(Fact, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    target_version = models.PositiveIntegerField(_("target version when proposed"), null=True, blank=True)
+    status = models.CharField(_("status"), max_length=10, choices=Status.choices, default=Status.PENDING)
+    fingerprint = models.CharField(_("fingerprint"), max_length=64)
+    created_at = models.DateTimeField(_("proposed"))
+    expires_at = models.DateTimeField(_("expires"))
+    decided_at = models.DateTimeField(_("decided"), null=True, blank=True)
+    result_fact = models.ForeignKey(Fact, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+
+    class Meta:
+        verbose_name = _("proposal")
+        verbose_name_plural = _("proposals")
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["connection", "fingerprint"], name="proposal_conn_fingerprint")]
+        constraints = [
+            # SPEC P-4: one live proposal per (connection, normalized arguments), even under races.
+            models.UniqueConstraint(
+                fields=["connection", "fingerprint"],
+                condition=Q(status="pending"),
+                name="proposal_one_pending_per_fingerprint",
+            ),
+            models.CheckConstraint(condition=Q(op__in=["add", "update", "archive"]), name="proposal_op_valid"),
+            models.CheckConstraint(
+                condition=Q(status__in=["pending", "confirmed", "ignored", "expired", "conflict"]),
+                name="proposal_status_valid",
+            ),
+            models.CheckConstraint(
+                condition=Q(op="add") | Q(target_version__isnull=False), name="proposal_target_version_required"
+            ),
+        ]
+
+
+class AccessEvent(models.Model):
+    """Which facts (id and version) a connection was sent, by which tool, when (SPEC D-8)."""
+
+    connection = models.ForeignKey(Connection, on_delete=models.CASCADE, related_name="access_events")
+    tool = models.CharField(_("tool"), max_length=64)
+    facts = models.JSONField(_("facts sent (id, version)"), default=list)
+    created_at = models.DateTimeField(_("when"), db_index=True)
+
+    class Meta:
+        verbose_name = _("access event")
+        verbose_name_plural = _("access events")
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["connection", "-created_at"], name="access_conn_time")]

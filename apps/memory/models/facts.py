@@ -1,0 +1,95 @@
+"""Profile facts (SPEC D-1, D-2)."""
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.db.models.functions import Length
+from django.db.models.lookups import LessThanOrEqual
+from django.utils.translation import gettext_lazy as _
+
+LABEL_MAX = 40
+VALUE_MAX = 300
+EVIDENCE_MAX = 300
+
+
+class Category(models.TextChoices):
+    BASIC = "basic", _("Basic information")
+    PREFERENCES = "preferences", _("Preferences")
+    HABITS = "habits", _("Habits")
+    GOALS = "goals", _("Goals")
+    WORK_STUDY = "work_study", _("Work and study")
+    HEALTH = "health", _("Health")
+    RELATIONSHIPS = "relationships", _("Relationships")
+    UNCATEGORIZED = "uncategorized", _("Uncategorized")
+
+    @classmethod
+    def shareable(cls) -> list[str]:
+        """Categories an assistant may ever be granted (SPEC D-2, C-4)."""
+        return [cls.BASIC, cls.PREFERENCES, cls.HABITS, cls.GOALS, cls.WORK_STUDY]
+
+    @classmethod
+    def is_shareable(cls, code: str) -> bool:
+        return code in cls.shareable()
+
+
+class Certainty(models.TextChoices):
+    CONFIRMED = "confirmed", _("Confirmed")
+    GUESS = "guess", _("Guess")
+
+
+class FactStatus(models.TextChoices):
+    ACTIVE = "active", _("Active")
+    ARCHIVED = "archived", _("Archived")
+
+
+def _one_line(field: str) -> Q:
+    return ~Q(**{f"{field}__contains": "\n"}) & ~Q(**{f"{field}__contains": "\r"})
+
+
+class Fact(models.Model):
+    """Something true about its owner. Written only through ``memory.services``."""
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="facts")
+    category = models.CharField(_("category"), max_length=20, choices=Category.choices)
+    label = models.CharField(_("label"), max_length=LABEL_MAX)
+    value = models.CharField(_("value"), max_length=VALUE_MAX)
+    evidence = models.CharField(_("evidence"), max_length=EVIDENCE_MAX, blank=True, default="")
+    certainty = models.CharField(_("certainty"), max_length=10, choices=Certainty.choices, default=Certainty.CONFIRMED)
+    sensitive = models.BooleanField(_("sensitive"), default=False)
+    status = models.CharField(_("status"), max_length=10, choices=FactStatus.choices, default=FactStatus.ACTIVE)
+    version = models.PositiveIntegerField(_("version"), default=1)
+    created_at = models.DateTimeField(_("created"))
+    updated_at = models.DateTimeField(_("updated"))
+
+    class Meta:
+        verbose_name = _("fact")
+        verbose_name_plural = _("facts")
+        ordering = ["category", "id"]
+        indexes = [models.Index(fields=["owner", "status", "category"], name="fact_owner_status_cat")]
+        constraints = [
+            models.CheckConstraint(condition=Q(category__in=Category.values), name="fact_category_valid"),
+            models.CheckConstraint(condition=Q(certainty__in=Certainty.values), name="fact_certainty_valid"),
+            models.CheckConstraint(condition=Q(status__in=FactStatus.values), name="fact_status_valid"),
+            models.CheckConstraint(condition=Q(version__gte=1), name="fact_version_positive"),
+            models.CheckConstraint(condition=~Q(label=""), name="fact_label_not_empty"),
+            models.CheckConstraint(condition=~Q(value=""), name="fact_value_not_empty"),
+            models.CheckConstraint(condition=LessThanOrEqual(Length("label"), LABEL_MAX), name="fact_label_len"),
+            models.CheckConstraint(condition=LessThanOrEqual(Length("value"), VALUE_MAX), name="fact_value_len"),
+            models.CheckConstraint(
+                condition=LessThanOrEqual(Length("evidence"), EVIDENCE_MAX), name="fact_evidence_len"
+            ),
+            models.CheckConstraint(condition=_one_line("evidence"), name="fact_evidence_one_line"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_category_display()}: {self.label}"
+
+    @property
+    def is_shareable_kind(self) -> bool:
+        """Whether this fact could ever be shared, whoever asks (SPEC C-1)."""
+        return (
+            self.status == FactStatus.ACTIVE
+            and Category.is_shareable(self.category)
+            and not self.sensitive
+            and self.certainty == Certainty.CONFIRMED
+        )

@@ -1,0 +1,25 @@
+"""Write hooks: every memory write tells its listeners inside the same transaction.
+
+The search projection (SPEC R-6) lives in ``apps.retrieval``, which depends on
+this app and not the other way round; it subscribes here when it loads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from django.db import models
+
+Listener = Callable[[models.Model], None]
+_listeners: list[Listener] = []
+
+
+def subscribe(listener: Listener) -> None:
+    if listener not in _listeners:
+        _listeners.append(listener)
+
+
+def record_written(instance: models.Model) -> None:
+    """Call inside the write's transaction, after the row is saved."""
+    for listener in _listeners:
+        listener(instance)

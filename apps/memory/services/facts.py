@@ -1,0 +1,100 @@
+"""Fact writes (SPEC D-1, C-2)."""
+
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from apps.common import clock
+from apps.memory.detectors import looks_sensitive
+from apps.memory.models import Certainty, Fact, FactStatus
+from apps.memory.projection import record_written
+
+# SPEC C-2: only these changes void earlier shares.
+VERSIONED_FIELDS = ("category", "label", "value")
+EDITABLE_FIELDS = (*VERSIONED_FIELDS, "evidence", "certainty", "sensitive")
+
+
+class FactVersionConflict(Exception):
+    """The fact changed since the caller read it."""
+
+    def __init__(self, fact: Fact):
+        super().__init__(f"fact {fact.pk} is at version {fact.version}")
+        self.fact = fact
+
+
+def _save(fact: Fact, update_fields: list[str] | None = None) -> Fact:
+    fact.full_clean(exclude=["owner"])
+    fact.save(update_fields=update_fields)
+    record_written(fact)
+    return fact
+
+
+@transaction.atomic
+def fact_create(
+    *,
+    owner,
+    category: str,
+    label: str,
+    value: str,
+    evidence: str = "",
+    certainty: str = Certainty.CONFIRMED,
+    sensitive: bool | None = None,
+) -> Fact:
+    """Create an active fact. ``sensitive=None`` lets the detector decide."""
+    now = clock.now()
+    fact = Fact(
+        owner=owner,
+        category=category,
+        label=label.strip(),
+        value=value.strip(),
+        evidence=evidence.strip(),
+        certainty=certainty,
+        sensitive=looks_sensitive(label, value) if sensitive is None else sensitive,
+        created_at=now,
+        updated_at=now,
+    )
+    return _save(fact)
+
+
+@transaction.atomic
+def fact_update(*, fact: Fact, expected_version: int | None = None, **changes) -> Fact:
+    """Apply ``changes``; the version moves only when category, label or value change (SPEC C-2).
+
+    The row is locked, so two concurrent edits are applied one after the other;
+    ``expected_version`` turns a stale edit into ``FactVersionConflict``.
+    """
+    unknown = set(changes) - set(EDITABLE_FIELDS)
+    if unknown:
+        raise ValidationError({name: "This field cannot be edited." for name in sorted(unknown)})
+    locked = Fact.objects.select_for_update().get(pk=fact.pk)
+    if expected_version is not None and locked.version != expected_version:
+        raise FactVersionConflict(locked)
+    for name in ("label", "value", "evidence"):
+        if isinstance(changes.get(name), str):
+            changes[name] = changes[name].strip()
+    changed = [name for name, new in changes.items() if getattr(locked, name) != new]
+    if not changed:
+        return locked
+    for name in changed:
+        setattr(locked, name, changes[name])
+    if any(name in VERSIONED_FIELDS for name in changed):
+        locked.version += 1
+        # New content is checked again; the detector only ever turns the flag on.
+        if "sensitive" not in changes and looks_sensitive(locked.label, locked.value):
+            locked.sensitive = True
+            changed.append("sensitive")
+        changed.append("version")
+    locked.updated_at = clock.now()
+    return _save(locked, update_fields=[*set(changed), "updated_at"])
+
+
+@transaction.atomic
+def fact_archive(*, fact: Fact) -> Fact:
+    """Archive a fact: it stays for the owner's record and is never visible to assistants."""
+    locked = Fact.objects.select_for_update().get(pk=fact.pk)
+    if locked.status == FactStatus.ARCHIVED:
+        return locked
+    locked.status = FactStatus.ARCHIVED
+    locked.updated_at = clock.now()
+    return _save(locked, update_fields=["status", "updated_at"])

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class OauthConfig(AppConfig):
+    name = "apps.oauth"
+    label = "oauth"

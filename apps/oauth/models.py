@@ -1,0 +1,43 @@
+"""Extensions of django-oauth-toolkit through its swappable models (SPEC A-2 … A-4)."""
+
+from django.conf import settings
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+from oauth2_provider.models import AbstractGrant
+
+from apps.oauth.fields import HashedSecretField
+
+
+class HashedGrant(AbstractGrant):
+    """DOT's authorization code, with the code stored only as its SHA-256.
+
+    A redeemed code is kept (not deleted) until it expires, so that a replay
+    can be recognised and the tokens issued from it revoked (SPEC A-3).
+    """
+
+    code = HashedSecretField(unique=True, verbose_name=_("code hash"))
+    redeemed_at = models.DateTimeField(_("redeemed"), null=True, blank=True)
+    token_family = models.UUIDField(_("token family"), null=True, blank=True)
+
+    class Meta(AbstractGrant.Meta):
+        swappable = "OAUTH2_PROVIDER_GRANT_MODEL"
+        verbose_name = _("authorization code")
+        verbose_name_plural = _("authorization codes")
+
+
+class TokenFamily(models.Model):
+    """All tokens descended from one consent; refresh ends 30 days after it (SPEC A-2)."""
+
+    family = models.UUIDField(primary_key=True)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    application = models.ForeignKey(
+        settings.OAUTH2_PROVIDER_APPLICATION_MODEL, on_delete=models.CASCADE, related_name="+"
+    )
+    consented_at = models.DateTimeField(_("consented"))
+    revoked_at = models.DateTimeField(_("revoked"), null=True, blank=True)
+    revoked_reason = models.CharField(_("why revoked"), max_length=40, blank=True, default="")
+
+    class Meta:
+        verbose_name = _("token family")
+        verbose_name_plural = _("token families")
+        indexes = [models.Index(fields=["user", "application"], name="family_user_app")]

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class OpsConfig(AppConfig):
+    name = "apps.ops"
+    label = "ops"

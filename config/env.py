@@ -1,0 +1,97 @@
+"""The one place configuration is read from the environment (SPEC O-2, I-1)."""
+
+from __future__ import annotations
+
+import os
+import secrets
+from ipaddress import ip_address
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from django.core.exceptions import ImproperlyConfigured
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = BASE_DIR / "var"
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+class Env:
+    """Typed access to the environment with the product's defaults.
+
+    "Local" means the product is reached on a loopback origin (the local
+    default, ``http://127.0.0.1:8787``); anything else is treated as
+    production and gets production-safe defaults.
+    """
+
+    def __init__(self, environ: os._Environ | dict[str, str] = os.environ):
+        self.environ = environ
+
+    def str(self, name: str, default: str | None = None) -> str | None:
+        value = self.environ.get(name)
+        return default if value is None or value == "" else value
+
+    def bool(self, name: str, default: bool) -> bool:
+        value = self.environ.get(name)
+        if value is None:
+            return default
+        lowered = value.strip().lower()
+        if lowered in _TRUE:
+            return True
+        if lowered in _FALSE:
+            return False
+        raise ImproperlyConfigured(f"{name} must be a boolean (1/0, true/false), got {value!r}")
+
+    def int(self, name: str, default: int) -> int:
+        value = self.environ.get(name)
+        if value is None or value == "":
+            return default
+        try:
+            return int(value)
+        except ValueError as exc:
+            raise ImproperlyConfigured(f"{name} must be an integer, got {value!r}") from exc
+
+    def list(self, name: str, default: list[str]) -> list[str]:
+        value = self.environ.get(name)
+        if value is None:
+            return default
+        return [item.strip() for item in value.split(",") if item.strip()]
+
+    @property
+    def public_base_url(self) -> str:
+        url = self.str("PUBLIC_BASE_URL", "http://127.0.0.1:8787").rstrip("/")
+        parts = urlsplit(url)
+        if parts.scheme not in {"http", "https"} or not parts.hostname or parts.path or parts.query:
+            raise ImproperlyConfigured("PUBLIC_BASE_URL must be an origin such as https://memory.example.com")
+        return url
+
+    @property
+    def is_local(self) -> bool:
+        return _is_loopback(urlsplit(self.public_base_url).hostname or "")
+
+    def secret_key(self, *, local: bool) -> str:
+        value = self.str("SECRET_KEY")
+        if value:
+            return value
+        if not local:
+            raise ImproperlyConfigured("SECRET_KEY is required when PUBLIC_BASE_URL is not a loopback origin")
+        # Generated once and kept, so sessions and signed cursors survive restarts.
+        key_file = VAR_DIR / "secret_key"
+        if not key_file.exists():
+            VAR_DIR.mkdir(parents=True, exist_ok=True)
+            key_file.write_text(secrets.token_urlsafe(50))
+            key_file.chmod(0o600)
+        return key_file.read_text().strip()
+
+
+env = Env()

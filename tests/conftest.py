@@ -1,0 +1,42 @@
+import os
+
+import pytest
+
+from apps.common import clock
+
+DATABASE_LABEL = os.environ.get("TEST_DATABASE_LABEL", "sqlite" if "postgres" not in os.environ.get("DATABASE_URL", "") else "postgresql")
+
+
+def pytest_configure(config):
+    from django.conf import settings
+
+    # Password hashing is not what the suite measures.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+def pytest_collection_modifyitems(config, items):
+    if DATABASE_LABEL == "postgresql":
+        return
+    skip = pytest.mark.skip(reason="PostgreSQL only: runs in the PostgreSQL pass")
+    for item in items:
+        if "postgres_only" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture
+def frozen_clock():
+    """The product clock, frozen at a fixed instant; ``clock.advance`` moves it."""
+    from datetime import datetime, timezone
+
+    with clock.frozen_at(datetime(2026, 6, 1, 9, 0, tzinfo=timezone.utc)):
+        yield clock
+
+
+@pytest.fixture
+def user(django_user_model):
+    return django_user_model.objects.create_user(username="alice", password="alice-password")
+
+
+@pytest.fixture
+def other_user(django_user_model):
+    return django_user_model.objects.create_user(username="bob", password="bob-password")

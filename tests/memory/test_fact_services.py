@@ -1,0 +1,86 @@
+import pytest
+from django.core.exceptions import ValidationError
+from django.db import DataError, IntegrityError, transaction
+
+from apps.memory.models import Fact
+from apps.memory.services import FactVersionConflict, fact_archive, fact_create, fact_update
+
+pytestmark = pytest.mark.django_db
+
+
+def make_fact(owner, **overrides):
+    fields = {"category": "preferences", "label": "Coffee", "value": "Flat white, no sugar", "evidence": "said so"}
+    return fact_create(owner=owner, **{**fields, **overrides})
+
+
+# SPEC C-2
+@pytest.mark.parametrize("field,new", [("category", "habits"), ("label", "Morning coffee"), ("value", "Espresso")])
+def test_version_bumps_on_content_change(user, field, new):
+    fact = make_fact(user)
+    assert fact.version == 1
+    updated = fact_update(fact=fact, **{field: new})
+    assert updated.version == 2
+    assert Fact.objects.get(pk=fact.pk).version == 2
+
+
+# SPEC C-2: evidence, certainty and the sensitive flag are not content.
+@pytest.mark.parametrize("field,new", [("evidence", "mentioned twice"), ("certainty", "guess"), ("sensitive", True)])
+def test_no_version_bump_on_non_content_change(user, field, new):
+    fact = make_fact(user)
+    updated = fact_update(fact=fact, **{field: new})
+    assert getattr(updated, field) == new
+    assert updated.version == 1
+
+
+def test_unchanged_values_do_not_bump(user):
+    fact = make_fact(user)
+    assert fact_update(fact=fact, label="Coffee", value=" Flat white, no sugar ").version == 1
+
+
+def test_stale_expected_version_is_refused(user):
+    fact = make_fact(user)
+    fact_update(fact=fact, value="Latte")
+    with pytest.raises(FactVersionConflict):
+        fact_update(fact=fact, expected_version=1, value="Mocha")
+    assert Fact.objects.get(pk=fact.pk).value == "Latte"
+
+
+def test_archive_keeps_version(user):
+    fact = fact_archive(fact=make_fact(user))
+    assert (fact.status, fact.version) == ("archived", 1)
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [{"label": "x" * 41}, {"value": "x" * 301}, {"evidence": "x" * 301}, {"evidence": "two\nlines"}, {"category": "secrets"}],
+)
+def test_service_refuses_bad_fields(user, overrides):
+    with pytest.raises(ValidationError):
+        make_fact(user, **overrides)
+    assert not Fact.objects.exists()
+
+
+def test_limits_at_the_edge_pass(user):
+    fact = make_fact(user, label="x" * 40, value="y" * 300, evidence="z" * 300)
+    assert (len(fact.label), len(fact.value), len(fact.evidence)) == (40, 300, 300)
+
+
+# The database itself holds the invariants, whoever writes.
+@pytest.mark.parametrize(
+    "column,bad",
+    [
+        ("category", "secrets"),
+        ("certainty", "maybe"),
+        ("status", "deleted"),
+        ("version", 0),
+        ("label", "x" * 41),
+        ("value", "y" * 301),
+        ("evidence", "line one\nline two"),
+        ("evidence", "e" * 301),
+        ("label", ""),
+    ],
+)
+def test_database_constraints_reject_bad_rows(user, column, bad):
+    fact = make_fact(user)
+    with pytest.raises((IntegrityError, DataError)), transaction.atomic():
+        Fact.objects.filter(pk=fact.pk).update(**{column: bad})

@@ -1,0 +1,101 @@
+"""Throwaway PostgreSQL and Redis servers on loopback, for the test run and benchmarks.
+
+Each server lives in a temporary directory, listens on a free loopback port
+and is removed when its context ends.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import glob
+import os
+import pwd
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _pg_bin(name: str) -> str:
+    found = shutil.which(name) or next(iter(sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}"), reverse=True)), None)
+    if not found:
+        raise RuntimeError(f"PostgreSQL's {name} is not installed (apt-get install postgresql postgresql-contrib)")
+    return found
+
+
+def _as_postgres_user() -> tuple[list[str], int | None, int | None]:
+    """PostgreSQL refuses to run as root: drop to the 'postgres' account when we are root."""
+    if os.geteuid() != 0:
+        return [], None, None
+    account = pwd.getpwnam("postgres")
+    return ["runuser", "-u", "postgres", "--"], account.pw_uid, account.pw_gid
+
+
+def _wait_for_port(port: int, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=0.5):
+            return
+        time.sleep(0.1)
+    raise RuntimeError(f"nothing listened on 127.0.0.1:{port} after {timeout}s")
+
+
+@contextlib.contextmanager
+def postgres_cluster() -> Iterator[str]:
+    """Yield a ``DATABASE_URL`` for a fresh cluster (UTF-8 ctype: pg_trgm needs it for CJK)."""
+    prefix, uid, gid = _as_postgres_user()
+    root = Path(tempfile.mkdtemp(prefix="lifeos-pg-"))
+    data, sockets = root / "data", root / "run"
+    sockets.mkdir()
+    if uid is not None:
+        for path in (root, sockets):
+            os.chown(path, uid, gid)
+    port = free_port()
+    try:
+        subprocess.run(
+            [*prefix, _pg_bin("initdb"), "-D", str(data), "-U", "lifeos", "--auth=trust",
+             "--encoding=UTF8", "--locale=C.UTF-8"],
+            check=True, stdout=subprocess.DEVNULL,
+        )
+        options = f"-c listen_addresses=127.0.0.1 -p {port} -k {sockets} -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
+        subprocess.run(
+            [*prefix, _pg_bin("pg_ctl"), "-D", str(data), "-o", options, "-l", str(root / "log"), "-w", "start"],
+            check=True, stdout=subprocess.DEVNULL,
+        )
+        _wait_for_port(port)
+        yield f"postgres://lifeos@127.0.0.1:{port}/lifeos"
+    finally:
+        if (data / "postmaster.pid").exists():
+            subprocess.run([*prefix, _pg_bin("pg_ctl"), "-D", str(data), "-m", "immediate", "stop"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        shutil.rmtree(root, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def redis_server() -> Iterator[str]:
+    """Yield a ``REDIS_URL`` for a fresh, memory-only Redis."""
+    binary = shutil.which("redis-server")
+    if not binary:
+        raise RuntimeError("redis-server is not installed (apt-get install redis-server)")
+    root = Path(tempfile.mkdtemp(prefix="lifeos-redis-"))
+    port = free_port()
+    process = subprocess.Popen(
+        [binary, "--bind", "127.0.0.1", "--port", str(port), "--save", "", "--appendonly", "no", "--dir", str(root)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    try:
+        _wait_for_port(port)
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+        shutil.rmtree(root, ignore_errors=True)
