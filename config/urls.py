@@ -1,4 +1,3 @@
-from django.conf.urls.i18n import i18n_patterns  # noqa: F401  (language switch lives at /i18n/)
 from django.contrib import admin
 from django.urls import include, path
 from django.views.generic import RedirectView
@@ -8,4 +7,8 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/", include("apps.accounts.urls")),
     path("i18n/", include("django.conf.urls.i18n")),
+    path("", include("apps.oauth.urls")),  # /oauth/… and /.well-known/… (SPEC I-6)
+    path("", include("apps.mcp_server.urls")),  # /mcp
+    path("", include("apps.consent.urls")),  # /me/…
+    path("", include("apps.ops.urls")),  # /healthz, /readyz
 ]

@@ -1,0 +1,38 @@
+"""Which facts a connection may see (SPEC D-4, C-1, C-3)."""
+
+from __future__ import annotations
+
+from django.db import transaction
+
+from apps.common import clock
+from apps.consent.models import Connection, FactShare
+from apps.consent.selectors import shareable_facts
+from apps.consent.services.connections import ConsentError
+
+
+@transaction.atomic
+def shares_set(*, connection: Connection, fact_ids: set[int]) -> dict[int, int]:
+    """Make exactly ``fact_ids`` shared with the connection, each at its current version.
+
+    Ids that are not the user's shareable facts for this connection are refused
+    as a whole: nothing is written (SPEC C-1). Returns fact id → shared version.
+    """
+    locked = Connection.objects.select_for_update().get(pk=connection.pk)
+    if locked.revoked_at is not None:
+        raise ConsentError("revoked", "this assistant's access was revoked")
+    versions = dict(shareable_facts(connection=locked).filter(id__in=fact_ids).values_list("id", "version"))
+    refused = sorted(set(fact_ids) - set(versions))
+    if refused:
+        raise ConsentError("not_shareable", f"facts that cannot be shared with this assistant: {refused}")
+    FactShare.objects.filter(connection=locked).exclude(fact_id__in=versions).delete()
+    current = dict(FactShare.objects.filter(connection=locked).values_list("fact_id", "fact_version"))
+    now = clock.now()
+    stale = [fid for fid, version in versions.items() if fid in current and current[fid] != version]
+    for fid in stale:
+        FactShare.objects.filter(connection=locked, fact_id=fid).update(fact_version=versions[fid], shared_at=now)
+    FactShare.objects.bulk_create(
+        FactShare(connection=locked, fact_id=fid, fact_version=version, shared_at=now)
+        for fid, version in versions.items()
+        if fid not in current
+    )
+    return versions
