@@ -1,5 +1,354 @@
-"""Detect text that must not be stored as a shareable fact (placeholder, replaced below)."""
+"""Find secrets and sensitive personal data in free text (SPEC D-1, P-2).
+
+Every finding has a ``kind`` code, and each kind belongs to one of two groups:
+
+* **secrets** (``SECRET_KINDS``) — what SPEC P-2 refuses outright in an
+  assistant's proposal: passwords and access codes, API keys, tokens, private
+  keys, one-time verification codes, and payment card numbers (P-2 names card
+  numbers among the secrets: a card number is a credential, it is enough to
+  pay with).
+* **personal data** (``PERSONAL_KINDS``) — national ID numbers and phone
+  numbers. A fact may hold them, but it is then marked ``sensitive`` (D-1) and
+  so is never shared with an assistant (C-1).
+
+E-mail addresses are deliberately not flagged: people give them out to be
+reached, and they unlock nothing by themselves.
+
+A false positive hides an ordinary fact from every assistant, so precision
+matters as much as recall: number rules are validated (ID checksum and birth
+date, Luhn plus card-network prefix), and keyword rules need an explicit
+separator and a value that looks like a secret ("I like password managers"
+holds no password). Findings carry positions, never the matched text, so a
+finding can be logged or returned without leaking what it found.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import date
+
+NATIONAL_ID = "national_id"
+BANK_CARD = "bank_card"
+PHONE_NUMBER = "phone_number"
+PASSWORD = "password"
+API_KEY = "api_key"
+PRIVATE_KEY = "private_key"
+TOKEN = "token"
+VERIFICATION_CODE = "verification_code"
+
+SECRET_KINDS = frozenset({PASSWORD, API_KEY, PRIVATE_KEY, TOKEN, VERIFICATION_CODE, BANK_CARD})
+PERSONAL_KINDS = frozenset({NATIONAL_ID, PHONE_NUMBER})
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """Where a kind of secret or personal data sits in the text: ``text[start:end]``."""
+
+    kind: str
+    start: int
+    end: int
+
+    @property
+    def is_secret(self) -> bool:
+        return self.kind in SECRET_KINDS
+
+
+def detect(text: str) -> list[Finding]:
+    """Every finding in ``text``, in text order."""
+    if not text:
+        return []
+    # Full-width forms (１３８…, ：, ＝) map one-to-one onto ASCII, so positions stay valid.
+    normalized = text.translate(_HALF_WIDTH)
+    found = {finding for rule in _RULES for finding in rule(normalized)}
+    return _without_nested(sorted(found, key=lambda f: (f.start, -f.end, f.kind)))
+
+
+def detect_secrets(text: str) -> list[Finding]:
+    """The findings SPEC P-2 refuses in a proposal (secrets, card numbers, verification codes)."""
+    return [finding for finding in detect(text) if finding.is_secret]
+
+
+def is_secret(text: str) -> bool:
+    return bool(detect_secrets(text))
 
 
 def looks_sensitive(*texts: str) -> bool:
+    """Whether a fact with these texts must be marked ``sensitive`` (SPEC D-1): any finding at all."""
+    return any(detect(text) for text in texts if text)
+
+
+# --- Plumbing -------------------------------------------------------------------
+
+_HALF_WIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)} | {0x3000: 0x20}
+
+Rule = Callable[[str], Iterator[Finding]]
+Check = Callable[[re.Match], tuple[int, int] | None]
+
+
+def _rule(kind: str, pattern: str, check: Check | None = None, flags: int = 0) -> Rule:
+    """A regex rule; ``check`` validates a match and returns the span to report, or None."""
+    compiled = re.compile(pattern, flags | re.VERBOSE)
+
+    def run(text: str) -> Iterator[Finding]:
+        for match in compiled.finditer(text):
+            span = check(match) if check else match.span("value" if "value" in compiled.groupindex else 0)
+            if span:
+                yield Finding(kind, *span)
+
+    return run
+
+
+def _without_nested(findings: list[Finding]) -> list[Finding]:
+    """Drop a finding inside a longer one: the longer match explains it (a card is not also a phone).
+
+    ``findings`` are sorted by start, longest first, so one sweep suffices.
+    """
+    kept: list[Finding] = []
+    reach, reach_start = -1, -1  # the furthest end seen so far, and where that finding started
+    for finding in findings:
+        if finding.end < reach or (finding.end == reach and reach_start < finding.start):
+            continue
+        kept.append(finding)
+        if finding.end > reach:
+            reach, reach_start = finding.end, finding.start
+    return kept
+
+
+def _digits(text: str) -> str:
+    return "".join(ch for ch in text if ch.isdigit())
+
+
+def _has_digit(text: str) -> bool:
+    return any(ch.isdigit() for ch in text)
+
+
+def _has_letter(text: str) -> bool:
+    return any(ch.isascii() and ch.isalpha() for ch in text)
+
+
+def _value_span(match: re.Match) -> tuple[int, int]:
+    """The ``value`` group, without trailing sentence punctuation or quotes."""
+    start, end = match.span("value")
+    while end > start and match.string[end - 1] in ".,;:!?)]}'\"":
+        end -= 1
+    while start < end and match.string[start] in "'\"":
+        start += 1
+    return start, end
+
+
+# Keyword rules: an English keyword must stand alone as a word; Chinese needs no boundary.
+_EN = r"(?<![A-Za-z])"
+_END = r"(?![A-Za-z])"
+# An explicit separator between a keyword and its value.
+_SEP = r"\s*(?:(?:是|为|\bis\b|\bwas\b)\s*[:=]?|[:=])\s*"
+_VALUE_CHARS = r"[!-~]"  # printable ASCII without space
+
+# --- Personal data: national ID numbers -----------------------------------------
+
+_ID_WEIGHTS = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
+
+
+def _cn_resident_id(match: re.Match) -> tuple[int, int] | None:
+    """GB 11643: a real birth date and the ISO 7064 MOD 11-2 check character."""
+    number = match.group(0).upper()
+    try:
+        date(int(number[6:10]), int(number[10:12]), int(number[12:14]))
+    except ValueError:
+        return None
+    total = sum(int(digit) * weight for digit, weight in zip(number[:17], _ID_WEIGHTS))
+    return match.span() if "10X98765432"[total % 11] == number[17] else None
+
+
+def _id_after_keyword(match: re.Match) -> tuple[int, int] | None:
+    value = match.group("value")
+    return match.span("value") if sum(ch.isdigit() for ch in value) >= 4 else None
+
+
+# --- Secrets: card numbers -------------------------------------------------------
+
+def _luhn(number: str) -> bool:
+    total = 0
+    for position, digit in enumerate(reversed(number)):
+        value = int(digit) * (2 if position % 2 else 1)
+        total += value - 9 if value > 9 else value
+    return total % 10 == 0
+
+
+def _card_network(number: str) -> bool:
+    """Whether the prefix and length belong to a card network (Visa, Mastercard, UnionPay …)."""
+    length, two, four = len(number), int(number[:2]), int(number[:4])
+    if number[0] == "4":
+        return length in (13, 16, 19)
+    if two in (34, 37):
+        return length == 15
+    if 51 <= two <= 55 or 2221 <= four <= 2720:
+        return length == 16
+    if two == 62 or number.startswith("6011") or two == 65 or 644 <= int(number[:3]) <= 649 or 3528 <= four <= 3589:
+        return 16 <= length <= 19
+    if two in (36, 38, 39) or 300 <= int(number[:3]) <= 305:
+        return 14 <= length <= 19
+    if two in (50, 56, 57, 58, 60, 63, 67):  # Maestro and domestic debit networks
+        return 12 <= length <= 19
     return False
+
+
+_DIGIT_RUN = re.compile(r"(?<![0-9A-Za-z.,])\d+(?:[ -]\d+)*(?![0-9A-Za-z]|[.,]\d)")
+# Long numbers after these words are order or parcel numbers, whatever their checksum.
+_NOT_A_CARD = re.compile(r"(?i)(订单|单号|运单|快递|物流|发票|流水|order|tracking|invoice|reference|ref\.?)\W{0,3}\S{0,6}\s*$")
+
+
+def _card_numbers(text: str) -> Iterator[Finding]:
+    for run in _DIGIT_RUN.finditer(text):
+        groups = [(run.start() + m.start(), run.start() + m.end()) for m in re.finditer(r"\d+", run.group(0))]
+        if len(groups) > 1 and any(end - start < 3 for start, end in groups):
+            continue  # cards are written in groups like 4111 1111 …; never dates like 2024-05-01
+        first = 0
+        while first < len(groups):
+            # The longest card-shaped number starting at this group (at most 19 digits).
+            candidates, count = [], 0
+            for last in range(first, len(groups)):
+                count += groups[last][1] - groups[last][0]
+                if count > 19:
+                    break
+                candidates.append(last)
+            for last in reversed(candidates):
+                start, end = groups[first][0], groups[last][1]
+                number = _digits(text[start:end])
+                if 13 <= len(number) and _card_network(number) and _luhn(number):
+                    if not _NOT_A_CARD.search(text[max(0, start - 16):start]):
+                        yield Finding(BANK_CARD, start, end)
+                    first = last
+                    break
+            first += 1
+
+
+# --- Personal data: phone numbers -----------------------------------------------
+
+def _phone_after_keyword(match: re.Match) -> tuple[int, int] | None:
+    value = match.group("value")
+    if re.fullmatch(r"\d{4}-\d{1,2}-\d{1,2}", value.strip()):
+        return None  # a date, not a number to call
+    return match.span("value") if 7 <= len(_digits(value)) <= 15 else None
+
+
+def _international_phone(match: re.Match) -> tuple[int, int] | None:
+    return match.span() if 8 <= len(_digits(match.group(0))) <= 15 else None
+
+
+# --- Secrets: passwords ------------------------------------------------------------
+
+_PLACEHOLDERS = frozenset({"required", "optional", "none", "null", "empty", "hidden", "redacted", "unknown",
+                           "same", "changed", "reset", "forgotten", "expired", "n/a"})
+
+
+def _password(match: re.Match) -> tuple[int, int] | None:
+    start, end = _value_span(match)
+    value = match.string[start:end]
+    separator = "".join((match.group("sep") or "").split()).lower()  # ":", "is", "是:" …
+    chinese = not match.group("keyword").isascii()
+    if len(value) < 4 or set(value) <= set("*•x#") or value.lower() in _PLACEHOLDERS:
+        return None
+    quoted = match.group("value")[:1] in "'\""
+    if separator[-1:] in (":", "=") or quoted or (chinese and separator[:1] in ("是", "为")):
+        return start, end
+    if separator in ("is", "was"):
+        # "my password is strong" describes it; "my password is Hunter2!" gives it away.
+        looks_made_up = _has_digit(value) or not value.isalnum() or any(ch.isupper() for ch in value[1:])
+        return (start, end) if looks_made_up else None
+    # No separator at all ("密码123456", "PIN 4821", "银行卡密码 482913"): digits make it a value.
+    if not separator and match.group("gap") == "" and not chinese:
+        return None  # "password-protected", "password123" as a word
+    return (start, end) if _has_digit(value) else None
+
+
+# --- Secrets: keys and tokens --------------------------------------------------------
+
+def _key_after_keyword(match: re.Match) -> tuple[int, int] | None:
+    start, end = _value_span(match)
+    value = match.string[start:end]
+    return (start, end) if len(value) >= 12 and _has_digit(value) and _has_letter(value) else None
+
+
+def _random_looking(match: re.Match) -> tuple[int, int] | None:
+    """Generated keys mix letters and digits; "sk-learn-is-a-python-library" does not."""
+    return match.span() if _has_digit(match.group(0)[3:]) and _has_letter(match.group(0)[3:]) else None
+
+
+def _code_after_keyword(match: re.Match) -> tuple[int, int] | None:
+    return match.span("value") if _has_digit(match.group("value")) else None
+
+
+_RULES: tuple[Rule, ...] = (
+    # Personal data -------------------------------------------------------------
+    _rule(NATIONAL_ID, r"""(?<![0-9A-Za-z]) [1-8]\d{5} (?:18|19|20)\d{2} (?:0[1-9]|1[0-2]) (?:0[1-9]|[12]\d|3[01])
+                           \d{3}[\dXx] (?![0-9A-Za-z])""", _cn_resident_id),
+    # US social security number: area never 000, 666 or 9xx; group and serial never zero.
+    _rule(NATIONAL_ID, r"(?<![\d-]) (?!000|666|9)\d{3}-(?!00)\d{2}-(?!0000)\d{4} (?![\d-])"),
+    _rule(NATIONAL_ID, rf"""(?:身份证(?:号码|号)?|证件号(?:码)?|护照(?:号码|号)?|社保号|驾驶证号
+                            |{_EN}(?:passport|national\s+id|id\s+card|id\s+number|ssn|social\s+security
+                                   |driver'?s\s+licen[cs]e)(?:\s+(?:number|no\.?))?{_END})
+                           (?:\s*(?:[:=#]|是|为|\bis\b)\s*|\s*) (?P<value>[A-Za-z0-9][A-Za-z0-9-]{{5,19}})""",
+          _id_after_keyword, re.I),
+    # Chinese mobile, optionally +86: 1[3-9]x xxxx xxxx.
+    _rule(PHONE_NUMBER, r"""(?<![0-9A-Za-z_.,/+]) (?:(?:\+|00)86[\s-]?)? 1[3-9]\d (?:[\s-]?\d{4}){2}
+                            (?![0-9A-Za-z_]|[.,]\d)"""),
+    # Chinese landline with area code: 010-62751234, (0755) 8601 3388.
+    _rule(PHONE_NUMBER, r"(?<![\d-]) (?<!\d\s) (?:0\d{2,3}-|\(0\d{2,3}\)\s?|0\d{2,3}\s) \d{3,4}\s?\d{4} (?![\d-])"),
+    # International: +44 20 7946 0958, +1 (415) 555-2671.
+    _rule(PHONE_NUMBER, r"(?<![0-9A-Za-z_+]) \+\d{1,3} (?:[\s-]?\(?\d{1,4}\)?){2,5} (?!\d)", _international_phone),
+    # North American without country code: (415) 555-2671, 415-555-2671.
+    _rule(PHONE_NUMBER, r"(?<![\d-]) (?:\(\d{3}\)\s?|\d{3}[-.]) \d{3}[-.]\d{4} (?![\d-]|\.\d)"),
+    _rule(PHONE_NUMBER, rf"""(?:电话|手机|座机|{_EN}(?:phone|tel|mobile|cell|whatsapp){_END})
+                             (?:\s*(?:号码|号|number|no\.?|\#))? (?:\s*(?:[:=]|是|为|\bis\b)\s*|\s*)
+                             (?P<value>\+?\d[\d\s-]{{5,18}}\d) (?!\d)""", _phone_after_keyword, re.I),
+    # Secrets: card numbers and card security codes --------------------------------------
+    _card_numbers,
+    _rule(BANK_CARD, rf"(?:{_EN}(?:CVV2?|CVC2?){_END}|安全码) (?:{_SEP}|\s*) (?P<value>\d{{3,4}}) (?!\d)", flags=re.I),
+    # Secrets: passwords, PINs and door codes ------------------------------------------
+    _rule(PASSWORD, rf"""(?P<keyword>密码|口令|门禁码|开锁码
+                           |{_EN}(?:password|passwd|passcode|passphrase|pwd|(?-i:PIN)(?:\s?code)?
+                                  |(?:door|gate|alarm|safe|lock|garage)\s+code){_END})
+                         (?:(?P<sep>{_SEP})|(?P<gap>\s*))
+                         (?P<value>"[^"\n]{{1,80}}"|'[^'\n]{{1,80}}'|{_VALUE_CHARS}{{1,80}})""", _password, re.I),
+    # Secrets: API keys of well-known services, then any "api key: …" ---------------------
+    _rule(API_KEY, r"(?<![A-Za-z0-9_-]) sk-[A-Za-z0-9_-]{20,}", _random_looking),  # OpenAI, Anthropic …
+    _rule(API_KEY, r"(?<![A-Za-z0-9]) (?:AKIA|ASIA)[0-9A-Z]{16} (?![0-9A-Za-z])"),  # AWS access key id
+    _rule(API_KEY, r"(?<![A-Za-z0-9]) (?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})"),
+    _rule(API_KEY, r"(?<![A-Za-z0-9]) xox[abposr]-[A-Za-z0-9-]{10,}"),  # Slack
+    _rule(API_KEY, r"(?<![A-Za-z0-9]) AIza[0-9A-Za-z_-]{35}"),  # Google
+    _rule(API_KEY, r"(?<![A-Za-z0-9]) (?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}"),  # Stripe
+    _rule(API_KEY, rf"""(?:{_EN}(?:api[_\s-]?key|apikey|secret[_\s-]?key|access[_\s-]?key(?:[_\s-]?id)?
+                                  |client[_\s-]?secret|app[_\s-]?secret|aws[_\s-]?secret[_\s-]?access[_\s-]?key)
+                                  {_END}|密钥|秘钥|appsecret)
+                         {_SEP} (?P<value>["']?[A-Za-z0-9_\-./+=]{{12,200}})""", _key_after_keyword, re.I),
+    # Secrets: tokens ---------------------------------------------------------------
+    _rule(TOKEN, r"(?<![A-Za-z0-9_-]) eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*"),  # JWT
+    _rule(TOKEN, r"(?<![A-Za-z]) Bearer\s+ (?P<value>[A-Za-z0-9\-._~+/]{16,}=*)", flags=re.I),
+    _rule(TOKEN, rf"""(?:{_EN}(?:(?:access|refresh|auth|id|api|session)[_\s-]?token|session[_\s-]?(?:id|key)
+                                  |token|cookie){_END}|令牌)
+                      {_SEP} (?P<value>["']?[A-Za-z0-9._~+/=%-]{{16,400}})""", _key_after_keyword, re.I),
+    # Secrets: private keys and wallet recovery phrases -----------------------------------------
+    _rule(PRIVATE_KEY, r"-----BEGIN[A-Z0-9 ]*PRIVATE\ KEY(?:\ BLOCK)?-----"),
+    _rule(PRIVATE_KEY, rf"(?:私钥|{_EN}private[_\s-]?key{_END}) {_SEP} (?P<value>[A-Za-z0-9+/=]{{32,}})",
+          _key_after_keyword, re.I),
+    _rule(PRIVATE_KEY, rf"""(?:助记词|{_EN}(?:seed|recovery|mnemonic)\s+(?:phrase|words){_END}) {_SEP}
+                            (?P<value>(?:[a-z]+\s+){{11,23}}[a-z]+)""", flags=re.I),
+    # Secrets: one-time verification codes ----------------------------------------------
+    _rule(VERIFICATION_CODE, rf"""(?:验证码|校验码|动态码|动态密码|短信码|确认码|授权码)
+                                 (?:{_SEP}|\s*) (?P<value>[A-Za-z0-9]{{4,8}}) (?![A-Za-z0-9])""",
+          _code_after_keyword),
+    _rule(VERIFICATION_CODE, r"""(?<![0-9A-Za-z]) (?P<value>\d{4,8}) (?!\d) \s*,?\s*(?:是|为)?\s*(?:您|你)的?
+                                 [^\d\n]{0,8}? (?:验证码|校验码|动态码)"""),
+    _rule(VERIFICATION_CODE, rf"""(?:{_EN}(?:verification|security|confirmation|login|sign[\s-]?in|one[\s-]time
+                                            |auth(?:entication)?|access|2fa|mfa|sms|your|the)
+                                     \s+(?:code|passcode)|{_EN}(?:OTP|TOTP){_END})
+                                  {_END} (?:{_SEP}|\s+)
+                                  (?P<value>(?:[A-Z]-)?[A-Za-z0-9]{{4,8}}|\d{{3}}[-\s]\d{{3}}) (?![A-Za-z0-9])""",
+          _code_after_keyword, re.I),
+    _rule(VERIFICATION_CODE, r"""(?<![0-9A-Za-z]) (?P<value>(?:[A-Z]-)?\d{4,8}) \s+ is\s+your\s+
+                                 (?:[\w-]+\s+){0,3}? (?:code|otp|passcode|pin)\b""", flags=re.I),
+    _rule(VERIFICATION_CODE, r"""(?<![A-Za-z])(?:use|enter) \s+ (?P<value>\d{4,8}) \s+ (?:to|as) \s+
+                                 (?:sign|log|verify|confirm|complete|reset|continue)""", flags=re.I),
+)

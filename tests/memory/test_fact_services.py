@@ -84,3 +84,27 @@ def test_database_constraints_reject_bad_rows(user, column, bad):
     fact = make_fact(user)
     with pytest.raises((IntegrityError, DataError)), transaction.atomic():
         Fact.objects.filter(pk=fact.pk).update(**{column: bad})
+
+
+# SPEC D-1: `sensitive` is set by detection when the caller does not decide.
+@pytest.mark.parametrize(
+    "label,value",
+    [("手机", "13812345678"), ("身份证", "11010519491231002X"), ("Wi-Fi", "password: hunter2")],
+)
+def test_detector_marks_new_fact_sensitive(user, label, value):
+    assert make_fact(user, label=label, value=value).sensitive is True
+
+
+# SPEC D-1: an explicit choice of the user wins over detection.
+def test_explicit_sensitive_choice_is_kept(user):
+    assert make_fact(user, label="Phone", value="13812345678", sensitive=False).sensitive is False
+    assert make_fact(user, label="Diagnosis", value="Mild asthma", sensitive=True).sensitive is True
+
+
+# SPEC D-1, C-1: new content is checked again; a fact that now holds a secret is no longer shareable.
+def test_update_with_secret_turns_sensitive_on(user):
+    fact = make_fact(user, label="Wi-Fi", value="Home network is fast")
+    assert fact.sensitive is False and fact.is_shareable_kind
+    updated = fact_update(fact=fact, value="家里 WiFi 密码：lifeos2024")
+    assert updated.sensitive is True and not updated.is_shareable_kind
+    assert Fact.objects.get(pk=fact.pk).sensitive is True

@@ -1,0 +1,202 @@
+"""The secret and sensitive-data detector (SPEC D-1, P-2)."""
+
+import time
+
+import pytest
+
+from apps.memory import detectors
+from apps.memory.detectors import PERSONAL_KINDS, SECRET_KINDS, detect, detect_secrets, is_secret, looks_sensitive
+
+# (text, the kind that must be found). Chinese and English, as people write them.
+MUST_FLAG = [
+    # Personal data: SPEC D-1 marks a fact holding these as sensitive.
+    ("身份证号 11010519491231002X", "national_id"),
+    ("我的身份证是440308199901011234，别告诉别人", "national_id"),
+    ("ID: 310115198703154524", "national_id"),
+    ("SSN 078-05-1120", "national_id"),
+    ("护照号码：E12345678", "national_id"),
+    ("手机 13812345678", "phone_number"),
+    ("我的手机号是１３９１２３４５６７８", "phone_number"),  # full-width digits
+    ("电话：138-1234-5678", "phone_number"),
+    ("微信同号 +86 138 1234 5678", "phone_number"),
+    ("call me at +1 415 555 2671", "phone_number"),
+    ("London office +44 20 7946 0958", "phone_number"),
+    ("Mobile: (415) 555-2671", "phone_number"),
+    ("办公室座机 010-62751234", "phone_number"),
+    ("phone number is 6688 1234", "phone_number"),
+    # Secrets: SPEC P-2 refuses these in proposals (card numbers included).
+    ("卡号 6222 0212 3456 7890 128", "bank_card"),
+    ("Visa card 4111 1111 1111 1111 exp 12/27", "bank_card"),
+    ("招行卡6217000123456788", "bank_card"),
+    ("Amex 378282246310005", "bank_card"),
+    ("CVV: 123", "bank_card"),
+    ("password: hunter2", "password"),
+    ("my password is P@ssw0rd!", "password"),
+    ("密码是abc12345", "password"),
+    ("WiFi密码：lifeos2024", "password"),
+    ("银行卡密码 482913", "password"),
+    ("PIN: 4821", "password"),
+    ("pwd=Tr0ub4dor&3", "password"),
+    ("The door code is 4711", "password"),
+    ('the password is "correct horse battery staple"', "password"),
+    ("key sk-proj-4fJ9kLmN2pQ8rStUvWxYz01AbCdEf", "api_key"),
+    ("AWS AKIAIOSFODNN7EXAMPLE in the config", "api_key"),
+    ("ghp_1a2B3c4D5e6F7g8H9i0J1k2L3m4N5o6P7q8R", "api_key"),
+    ("api_key = 9f8e7d6c5b4a39281706f5e4d3c2b1a0", "api_key"),
+    ("我的 DeepSeek 密钥是 sk-a1b2c3d4e5f6a7b8c9d0e1f2", "api_key"),
+    (
+        "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0."
+        "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+        "token",
+    ),
+    ("Authorization: Bearer 8f2c1d9e7a6b5c4d3e2f1a0b", "token"),
+    ("access_token=ya29a0AfH6SMBx3k9Qw7Lp2", "token"),
+    ("令牌：Zx81kQ0pLm29vB7cN4tY", "token"),
+    ("-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7", "private_key"),
+    ("-----BEGIN OPENSSH PRIVATE KEY-----", "private_key"),
+    (
+        "助记词: abandon ability able about above absent absorb abstract absurd abuse access accident",
+        "private_key",
+    ),
+    ("验证码 123456", "verification_code"),
+    ("【招商银行】您的验证码是483920，5分钟内有效", "verification_code"),
+    ("382910是您的登录验证码，请勿泄露", "verification_code"),
+    ("your code is 483920", "verification_code"),
+    ("Your verification code: 772614.", "verification_code"),
+    ("OTP 558201", "verification_code"),
+    ("G-482913 is your Google verification code", "verification_code"),
+    ("验证码为：A3B9C2", "verification_code"),
+    ("Use 483920 to sign in", "verification_code"),
+    ("Your one-time code is 123-456", "verification_code"),
+    ("支付密码为 135790", "password"),
+    ("信用卡 5555 5555 5555 4444", "bank_card"),
+    ("client_secret: 3f9a8b7c6d5e4f3a2b1c", "api_key"),
+]
+
+# Ordinary text that a person writes about themselves: nothing may be found.
+MUST_NOT_FLAG = [
+    "生日是 2024-05-01",
+    "I was born in 1988 and moved in 2015",
+    "1990年5月1日出生",
+    "月薪 ¥12,000，年终奖 ¥36,000",
+    "The jacket cost $45.99",
+    "身高 175cm，体重 68kg",
+    "Python 3.12.4 and Django 5.2.19",
+    "每周二 14:30-15:30 开组会",
+    "I like password managers",
+    "密码管理器很好用，我用 1Password",
+    "忘记密码了怎么办",
+    "Set a strong password for the router",
+    "密码长度至少8位",
+    "my password is long and boring",
+    "I run 5 km every morning",
+    "房间号 1203，楼层 12",
+    "我的邮箱是 alice@example.com",
+    "订单号 4000123456789017",
+    "my zip code is 94103",
+    "邮编 100080",
+    "IP 192.168.1.1",
+    "ISBN 978-7-111-54742-6",
+    "温度 -5°C 到 +12°C",
+    "pi is 3.1415926535897932",
+    "1,234,567 users signed up",
+    "每天喝 8 杯水，走 10000 步",
+    "SK-II 神仙水是我最喜欢的护肤品",
+    "The bearer of good news",
+    "token economy in behavioural psychology",
+    "验证码功能上线了，验证码5分钟内有效",
+    "Tokyo 2020 Olympics, flight CA1234",
+    "iPhone 15 Pro Max 256GB",
+    "电话会议 2024-05-01 14:00",
+    "Unix timestamp 1714521600",
+    "GDP 增长 5.2%，人口 1411750000",
+    "password-protected PDF",
+    "Password: ********",
+    "I use sk-learn-style pipelines every day",
+    "Sleep 7.5 hours, resting heart rate 58 bpm",
+    "The access code expires in 10 minutes",
+    "Order #4111111111111111",
+    "Zoom meeting ID 812 3456 7890",
+    "The code review is at 10am",
+    "I keep my PIN secret",
+    "验证码登录比密码登录方便",
+    "我的密钥是保持好奇心",
+    "UUID 123e4567-e89b-12d3-a456-426614174000",
+    "sha256 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+    "从 2019-09-01 到 2023-06-30 在北京大学读书",
+    "血压 120/80 mmHg，比分 3-2",
+]
+
+
+# SPEC D-1 (the sensitive flag is set by detection) and SPEC P-2 (secrets refused).
+@pytest.mark.parametrize("text,kind", MUST_FLAG)
+def test_must_flag(text, kind):
+    findings = detect(text)
+    assert kind in {f.kind for f in findings}, findings
+    assert looks_sensitive(text)
+    assert is_secret(text) == (kind in SECRET_KINDS)
+
+
+# SPEC D-1: a false positive hides an ordinary fact from every assistant.
+@pytest.mark.parametrize("text", MUST_NOT_FLAG)
+def test_must_not_flag(text):
+    assert detect(text) == []
+    assert not looks_sensitive(text)
+    assert not is_secret(text)
+
+
+# SPEC D-1, P-2: every kind is exercised by at least one must-flag example.
+def test_lists_are_substantial():
+    assert len(MUST_FLAG) >= 25 and len(MUST_NOT_FLAG) >= 25
+    assert {kind for _, kind in MUST_FLAG} == SECRET_KINDS | PERSONAL_KINDS
+
+
+# SPEC P-2: the proposal check names what it found, so a refusal can say why.
+def test_findings_point_at_the_secret_and_carry_no_text():
+    text = "记一下：验证码 123456，另外手机 13812345678"
+    findings = detect(text)
+    assert [(f.kind, text[f.start:f.end]) for f in findings] == [
+        ("verification_code", "123456"),
+        ("phone_number", "13812345678"),
+    ]
+    assert "123456" not in repr(findings)
+    assert [f.kind for f in detect_secrets(text)] == ["verification_code"]
+
+
+# SPEC D-1: a resident ID with a wrong check character or an impossible birth date is just a number.
+@pytest.mark.parametrize("number", ["110105194912310021", "110105194913310026", "510107200102290811"])
+def test_resident_id_needs_checksum_and_real_date(number):
+    assert detect(number) == []
+
+
+# SPEC P-2: card numbers count only when they pass the Luhn check.
+def test_card_number_needs_luhn():
+    assert [f.kind for f in detect("4111 1111 1111 1111")] == ["bank_card"]
+    assert detect("4111 1111 1111 1112") == []
+
+
+# SPEC P-2: one number is one finding; the groups of a card number are not also a phone number.
+def test_a_longer_finding_explains_the_shorter_one():
+    assert [f.kind for f in detect("卡号 6222 0212 3456 7890 128")] == ["bank_card"]
+
+
+# SPEC D-1: the fact services pass label and value together.
+def test_looks_sensitive_takes_several_texts():
+    assert not looks_sensitive("Coffee", "Flat white")
+    assert looks_sensitive("Phone", "13812345678")
+    assert not looks_sensitive("", "")
+
+
+# SPEC P-2: long proposals (and, later, transcripts) are scanned too; no rule may backtrack catastrophically.
+def test_long_adversarial_text_is_fast():
+    text = ("密码 " + "1234 " * 2000 + "sk-" + "a-" * 3000 + "验证码" * 500 + "+1 " * 2000) * 2
+    started = time.monotonic()
+    detect(text)
+    assert time.monotonic() - started < 2.0
+
+
+# SPEC D-1, P-2: a kind is either a secret (refused) or personal data (marked sensitive), never both.
+def test_every_kind_is_in_one_group():
+    kinds = {value for name, value in vars(detectors).items() if name.isupper() and not name.startswith("_") and isinstance(value, str)}
+    assert kinds == SECRET_KINDS | PERSONAL_KINDS
+    assert not SECRET_KINDS & PERSONAL_KINDS
