@@ -1,0 +1,154 @@
+"""Whether /mcp serves a request at all, decided before the MCP server sees it.
+
+In this order: the service is open (SPEC M-10) → no token in the query
+string (A-4, A-8) → the Origin is ours or loopback (DNS-rebinding defence) →
+a valid Bearer token bound to /mcp (A-1, A-6, A-8; session cookies are never
+looked at) → POST with a JSON body of sane size (M-8) → the token's effective
+scopes allow the tool or resource the JSON-RPC message asks for (A-8, C-6).
+
+Each check answers a ``Refusal`` value or lets the request through. Nothing
+is cached between requests: permission is re-read every time (C-6, C-7).
+"""
+
+from __future__ import annotations
+
+import json
+from ipaddress import ip_address
+from typing import Any
+from urllib.parse import urlsplit
+
+from django.conf import settings
+from django.http import HttpRequest
+
+from apps.mcp_server import catalog
+from apps.mcp_server.errors import (
+    RPC_FORBIDDEN,
+    RPC_INVALID_REQUEST,
+    RPC_UNAUTHORIZED,
+    RPC_UNAVAILABLE,
+    Refusal,
+)
+from apps.oauth.bearer import BearerGrant, authenticate_bearer
+from apps.ops.models import ServiceStatus
+from apps.ops.selectors import service_status
+
+MAX_BODY_BYTES = 64 * 1024  # the largest legitimate call is a few KiB (SPEC P-2 limits)
+
+_CLOSED_MESSAGE = "The assistant service is not available right now."
+
+
+def admit(request: HttpRequest) -> BearerGrant | Refusal:
+    """The caller's grant, or why the request is refused. Reads the database."""
+    status = service_status()
+    if status.state != ServiceStatus.State.OPEN:
+        return Refusal(503, "unavailable", status.message or _CLOSED_MESSAGE, RPC_UNAVAILABLE,
+                       headers={"X-Service-State": status.state})
+    if "access_token" in request.GET:
+        return Refusal(400, "invalid_request", "access tokens are accepted only in the Authorization header",
+                       RPC_INVALID_REQUEST, challenge=True, token_presented=True)
+    if not origin_allowed(request.headers.get("Origin")):
+        return Refusal(403, "origin_refused", "requests from this Origin are refused", RPC_FORBIDDEN)
+    scheme, _, raw_token = request.headers.get("Authorization", "").partition(" ")
+    raw_token = raw_token.strip()
+    if scheme.lower() != "bearer" or not raw_token:
+        return Refusal(401, "unauthorized", "a Bearer access token is required", RPC_UNAUTHORIZED, challenge=True)
+    grant = authenticate_bearer(raw_token)
+    if grant is None:
+        return Refusal(401, "invalid_token", "the access token is invalid, expired, revoked or not for this resource",
+                       RPC_UNAUTHORIZED, challenge=True, token_presented=True)
+    return grant
+
+
+def origin_allowed(origin: str | None) -> bool:
+    """Absent, our own public origin, or a loopback origin (a local tool such as an inspector)."""
+    if not origin:
+        return True
+    if origin.rstrip("/") == settings.PUBLIC_BASE_URL:
+        return True
+    parts = urlsplit(origin)
+    if parts.scheme not in {"http", "https"} or not parts.hostname:
+        return False
+    if parts.hostname == "localhost":
+        return True
+    try:
+        return ip_address(parts.hostname).is_loopback
+    except ValueError:
+        return False
+
+
+def read_body(request: HttpRequest) -> bytes | Refusal:
+    """The JSON body of a POST, or why it cannot be taken."""
+    if request.method != "POST":
+        # Stateless server: no GET event stream and no session to DELETE.
+        return Refusal(405, "method_not_allowed", "only POST is served at this endpoint", RPC_INVALID_REQUEST,
+                       headers={"Allow": "POST"})
+    declared = request.headers.get("Content-Length", "")
+    if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+        return _too_large()
+    if (request.content_type or "").lower() != "application/json":
+        return Refusal(415, "unsupported_media_type", "the body must be application/json", RPC_INVALID_REQUEST)
+    body = request.body
+    if len(body) > MAX_BODY_BYTES:
+        return _too_large()
+    return body
+
+
+def _too_large() -> Refusal:
+    return Refusal(413, "body_too_large", f"the body is larger than {MAX_BODY_BYTES} bytes", RPC_INVALID_REQUEST)
+
+
+def peek(body: bytes) -> dict[str, Any] | None | Refusal:
+    """The JSON-RPC message, or ``None`` when it is not one object (the SDK answers those).
+
+    Duplicate keys are refused: the scope check must judge exactly the
+    message the SDK will dispatch, whichever duplicate it would pick.
+    """
+    try:
+        message = json.loads(body, object_pairs_hook=_no_duplicates)
+    except _DuplicateKey as duplicate:
+        return Refusal(400, "invalid_request", f"duplicate key {str(duplicate)[:50]!r} in the JSON body",
+                       RPC_INVALID_REQUEST)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(message, dict):
+        return None
+    request_id = message.get("id")
+    if "id" in message and (not isinstance(request_id, str | int) or isinstance(request_id, bool)):
+        # Otherwise the SDK would take a request with a malformed id for a notification.
+        return Refusal(400, "invalid_request", "the request id must be a string or an integer", RPC_INVALID_REQUEST)
+    return message
+
+
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise _DuplicateKey(key)
+        result[key] = value
+    return result
+
+
+def scope_refusal(grant: BearerGrant, message: dict[str, Any]) -> Refusal | None:
+    """HTTP 403 ``insufficient_scope`` for a call the effective scopes do not allow (SPEC A-8)."""
+    method, params = message.get("method"), message.get("params")
+    if not isinstance(params, dict):
+        return None
+    if method == "tools/call":
+        spec = catalog.tool(params.get("name")) if isinstance(params.get("name"), str) else None
+        if spec is None:
+            return None  # an unknown tool is a JSON-RPC error, answered by the server
+        missing = spec.scopes.missing(grant.scopes, params.get("arguments"))
+        what = f"the tool {spec.name}"
+    elif method == "resources/read":
+        missing = catalog.RESOURCE_SCOPES.missing(grant.scopes, {})
+        what = "reading resources"
+    else:
+        return None
+    if not missing:
+        return None
+    return Refusal(403, "insufficient_scope", f"{what} needs the scope {' '.join(missing)}", RPC_FORBIDDEN,
+                   scopes=tuple(missing), challenge=True, token_presented=True)

@@ -1,0 +1,76 @@
+"""Tool arguments checked against the catalog's input schema (SPEC M-2, M-8).
+
+The low-level MCP server does not validate arguments, so this is the only
+check. A violation becomes ``invalid_argument`` whose message names the field
+and the limit it broke, so an assistant can correct the call.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError, best_match
+
+from apps.mcp_server.errors import INVALID_ARGUMENT, ToolError
+
+
+# Compiled once per schema object; schemas are module constants of the catalog.
+_compiled: dict[int, Draft202012Validator] = {}
+
+
+def _validator(schema: dict[str, Any]) -> Draft202012Validator:
+    validator = _compiled.get(id(schema))
+    if validator is None or validator.schema is not schema:
+        validator = _compiled[id(schema)] = Draft202012Validator(schema)
+    return validator
+
+
+def validate_arguments(schema: dict[str, Any], arguments: dict[str, Any]) -> None:
+    """Raise ``ToolError(invalid_argument)`` unless ``arguments`` satisfy ``schema``."""
+    error = best_match(_validator(schema).iter_errors(arguments))
+    if error is not None:
+        raise ToolError(INVALID_ARGUMENT, describe(error))
+
+
+def _short(name: object) -> str:
+    """Field names come from the caller: quote them, bounded."""
+    text = str(name)
+    return repr(text if len(text) <= 40 else text[:40] + "…")
+
+
+def _field(error: ValidationError) -> str:
+    return _short(".".join(str(part) for part in error.absolute_path) or "arguments")
+
+
+def describe(error: ValidationError) -> str:
+    """A one-line message naming the field and the rule (SPEC M-8)."""
+    name, rule, limit = _field(error), error.validator, error.validator_value
+    known = error.schema.get("properties", {}) if isinstance(error.schema, dict) else {}
+    allowed = ", ".join(sorted(known)) or "none"
+    match rule:
+        case "additionalProperties":
+            extra = sorted(set(error.instance) - set(known))
+            shown = ", ".join(map(_short, extra[:5])) + (f" and {len(extra) - 5} more" if len(extra) > 5 else "")
+            return f"unknown field {shown}; accepted fields: {allowed}"
+        case "required":
+            missing = [field for field in limit if field not in error.instance]
+            return f"missing required field {', '.join(map(_short, missing))}"
+        case "type":
+            wanted = " or ".join(limit) if isinstance(limit, list) else limit
+            return f"field {name} must be of type {wanted}"
+        case "maxLength":
+            return f"field {name} is too long: at most {limit} characters"
+        case "minLength":
+            return f"field {name} is too short: at least {limit} character{'s' if limit != 1 else ''}"
+        case "maximum":
+            return f"field {name} is too large: at most {limit}"
+        case "minimum":
+            return f"field {name} is too small: at least {limit}"
+        case "enum":
+            return f"field {name} must be one of: {', '.join(map(str, limit))}"
+        case "pattern":
+            hint = error.schema.get("description", "") if isinstance(error.schema, dict) else ""
+            return f"field {name} has the wrong format (must match {limit})" + (f": {hint}" if hint else "")
+        case _:
+            return f"field {name} is invalid: {error.message[:200]}"

@@ -1,0 +1,88 @@
+"""Running one tool call or resource read for an authenticated grant (sync; uses the ORM).
+
+Order of a tool call: repeated-failure guard (SPEC M-9) → argument check
+against the catalog's schema (M-2, M-8) → the handler → the guard learns the
+outcome. What the answer carried is recorded as an AccessEvent (M-11) and the
+connection's "last used" is touched (D-3), in one transaction so a call costs
+one commit. The caller (``server.py``) turns the result or ``ToolError`` into
+an MCP result; scopes were checked before this (A-8).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from django.db import DatabaseError, transaction
+
+from apps.consent.services import access_event_record, connection_touch
+from apps.mcp_server import handlers
+from apps.mcp_server.arguments import validate_arguments
+from apps.mcp_server.catalog import ToolSpec
+from apps.mcp_server.errors import REPEATED_FAILURE, UNAVAILABLE, ToolError
+from apps.mcp_server.guard import FAILURE_LIMIT, FailureGuard
+from apps.mcp_server.handlers import Answer
+
+logger = logging.getLogger(__name__)
+
+_UNAVAILABLE_MESSAGE = "the memory service could not answer just now; try again in a moment"
+
+
+def call_tool(*, grant, spec: ToolSpec, arguments: dict[str, Any]) -> dict[str, Any]:
+    """The structured content of a successful call; raises ``ToolError`` otherwise."""
+    guard = FailureGuard()
+    key = guard.key(connection_id=grant.connection.pk, tool=spec.name, arguments=arguments)
+    if guard.blocked(key):
+        raise ToolError(
+            REPEATED_FAILURE,
+            f"{spec.name} failed {FAILURE_LIMIT} times in a row with these arguments and was not run again; "
+            "change the arguments (for example re-read get_user_context) instead of retrying",
+        )
+    try:
+        validate_arguments(spec.input_schema, arguments)
+        answer = _run(spec.handler, grant, arguments)
+    except ToolError as error:
+        # A server-side outage is not the assistant's failure: it does not count (docs/mcp.md).
+        if error.code != UNAVAILABLE:
+            guard.failed(key)
+        _record(grant, spec.name, None)
+        raise
+    guard.succeeded(key)
+    _record(grant, answer.event or spec.name, answer)
+    return answer.payload
+
+
+def read_resource(*, grant, uri: str) -> dict[str, Any]:
+    try:
+        answer = _run(handlers.read_resource, grant, uri)
+    except ToolError:
+        _record(grant, "", None)
+        raise
+    _record(grant, answer.event, answer)
+    return answer.payload
+
+
+def _run(handler, grant, argument) -> Answer:
+    try:
+        return handler(grant, argument)
+    except DatabaseError:
+        logger.exception("database error while serving an MCP call")
+        raise ToolError(UNAVAILABLE, _UNAVAILABLE_MESSAGE) from None
+
+
+def _record(grant, event: str, answer: Answer | None) -> None:
+    """What was sent (SPEC M-11) and that the connection was used (D-3).
+
+    Facts are never sent unrecorded: if the record cannot be written, the
+    call fails as ``unavailable`` instead.
+    """
+    carried = answer.sent if answer is not None else ()
+    try:
+        with transaction.atomic():
+            if carried:
+                access_event_record(connection=grant.connection, tool=event, facts=carried)
+            connection_touch(connection=grant.connection)
+    except DatabaseError:
+        logger.exception("could not record an MCP access")
+        if carried:
+            raise ToolError(UNAVAILABLE, _UNAVAILABLE_MESSAGE) from None

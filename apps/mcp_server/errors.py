@@ -1,0 +1,78 @@
+"""Errors as values with stable codes (SPEC M-8, A-8, M-10).
+
+Tool handlers raise ``ToolError``; ``server.py`` is the one place it becomes
+an ``isError`` result whose structured content and text are the same
+``{"code", "message"}`` JSON. Refusals made before MCP dispatch (401, 403,
+503 …) are ``Refusal`` values, worded as responses in ``responses.py``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# Tool error codes (SPEC M-8). Stable: clients and tests match on them.
+INVALID_ARGUMENT = "invalid_argument"
+CONVERSATION_REFUSED = "conversation_refused"
+SECRET_DETECTED = "secret_detected"
+NOT_FOUND = "not_found"
+VERSION_CONFLICT = "version_conflict"
+DUPLICATE_PROCESSED = "duplicate_processed"
+PROPOSAL_EXPIRED = "proposal_expired"
+CATEGORY_NOT_ALLOWED = "category_not_allowed"
+REPEATED_FAILURE = "repeated_failure"
+UNAVAILABLE = "unavailable"
+
+TOOL_ERROR_CODES = (
+    INVALID_ARGUMENT,
+    CONVERSATION_REFUSED,
+    SECRET_DETECTED,
+    NOT_FOUND,
+    VERSION_CONFLICT,
+    DUPLICATE_PROCESSED,
+    PROPOSAL_EXPIRED,
+    CATEGORY_NOT_ALLOWED,
+    REPEATED_FAILURE,
+    UNAVAILABLE,
+)
+
+# JSON-RPC codes for refusals made before the MCP server sees the request.
+# They sit in the implementation-defined band the MCP spec leaves to servers
+# (-32000 … -32019), clear of the SDK's own -32000 / -32001.
+RPC_UNAUTHORIZED = -32010
+RPC_FORBIDDEN = -32011
+RPC_UNAVAILABLE = -32012
+RPC_INVALID_REQUEST = -32600  # standard JSON-RPC
+
+
+class ToolError(Exception):
+    """A tool call that failed in a way the assistant should read and act on."""
+
+    def __init__(self, code: str, message: str):
+        if code not in TOOL_ERROR_CODES:
+            raise ValueError(f"unknown tool error code {code!r}")
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+    def payload(self) -> dict[str, str]:
+        return {"code": self.code, "message": self.message}
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why /mcp will not serve a request, decided before any MCP dispatch.
+
+    ``error`` is the stable machine code (OAuth's ``invalid_token`` /
+    ``insufficient_scope`` where RFC 6750 names one); ``scopes`` are the scopes
+    a 403 names; ``challenge`` says whether a 401/403 carries the Bearer
+    challenge with ``resource_metadata`` (SPEC A-8).
+    """
+
+    status: int
+    error: str
+    message: str
+    rpc_code: int
+    scopes: tuple[str, ...] = ()
+    token_presented: bool = False
+    challenge: bool = False
+    headers: dict[str, str] = field(default_factory=dict)

@@ -1,0 +1,54 @@
+"""The repeated-failure guard (SPEC M-9).
+
+The same tool, called by one connection with the same canonicalized
+arguments, that failed ``FAILURE_LIMIT`` times in a row is refused with
+``repeated_failure`` without running. Different arguments have their own
+count; a success with the same arguments clears it.
+
+The counts live in Django's cache (Redis in production), so every web worker
+sees the same count; never in process memory. A count is forgotten after
+``QUIET_PERIOD`` without a new failure. Refused calls do not extend it: a
+client blocked on one call is let through again at most an hour after its
+last real failure.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from django.core.cache import BaseCache, caches
+
+from apps.mcp_server.profile import canonical_json
+
+FAILURE_LIMIT = 3
+QUIET_PERIOD = 60 * 60  # seconds
+_PREFIX = "mcp:failures"
+
+
+class FailureGuard:
+    def __init__(self, cache: BaseCache | None = None):
+        self.cache = cache if cache is not None else caches["default"]
+
+    @staticmethod
+    def key(*, connection_id: int, tool: str, arguments: dict[str, Any]) -> str:
+        digest = hashlib.sha256(canonical_json(arguments).encode("utf-8")).hexdigest()
+        return f"{_PREFIX}:{connection_id}:{tool}:{digest}"
+
+    def blocked(self, key: str) -> bool:
+        return (self.cache.get(key) or 0) >= FAILURE_LIMIT
+
+    def failed(self, key: str) -> int:
+        """Count one more failure in a row; returns the count."""
+        if self.cache.add(key, 1, QUIET_PERIOD):
+            return 1
+        try:
+            count = self.cache.incr(key)  # atomic in Redis: concurrent workers never lose a failure
+        except ValueError:  # the count expired between add() and incr()
+            self.cache.set(key, 1, QUIET_PERIOD)
+            return 1
+        self.cache.touch(key, QUIET_PERIOD)
+        return count
+
+    def succeeded(self, key: str) -> None:
+        self.cache.delete(key)

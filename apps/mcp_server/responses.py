@@ -1,0 +1,53 @@
+"""Refusals as HTTP responses: the one place their wire form is decided (SPEC A-8, M-10).
+
+The body is a JSON-RPC error so MCP clients surface the message; its
+``data.code`` is the stable machine code. 401/403 carry the Bearer challenge
+whose ``resource_metadata`` points MCP clients to OAuth discovery (RFC 9728).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.http import JsonResponse
+
+from apps.mcp_server.errors import Refusal
+
+
+def resource_metadata_url() -> str:
+    return settings.PUBLIC_BASE_URL + "/.well-known/oauth-protected-resource/mcp"
+
+
+def challenge(refusal: Refusal) -> str:
+    """The ``WWW-Authenticate`` value (RFC 6750 §3, RFC 9728 §5.1)."""
+    params = []
+    if refusal.token_presented:
+        params.append(f'error="{refusal.error}"')
+        params.append(f'error_description="{_quoted(refusal.message)}"')
+    if refusal.scopes:
+        params.append(f'scope="{" ".join(refusal.scopes)}"')
+    params.append(f'resource_metadata="{resource_metadata_url()}"')
+    return "Bearer " + ", ".join(params)
+
+
+def _quoted(text: str) -> str:
+    return "".join(ch for ch in text if ch not in '"\\' and 0x20 <= ord(ch) < 0x7F)
+
+
+def refusal_response(refusal: Refusal, *, request_id: Any = None) -> JsonResponse:
+    data: dict[str, Any] = {"code": refusal.error}
+    if refusal.scopes:
+        data["scopes"] = list(refusal.scopes)
+    body = {
+        "jsonrpc": "2.0",
+        "id": request_id if isinstance(request_id, str | int) and not isinstance(request_id, bool) else None,
+        "error": {"code": refusal.rpc_code, "message": refusal.message, "data": data},
+    }
+    response = JsonResponse(body, status=refusal.status, json_dumps_params={"ensure_ascii": False})
+    if refusal.challenge:
+        response["WWW-Authenticate"] = challenge(refusal)
+    for name, value in refusal.headers.items():
+        response[name] = value
+    response["Cache-Control"] = "no-store"
+    return response

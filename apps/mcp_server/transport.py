@@ -1,0 +1,100 @@
+"""Hands one admitted Django request to the MCP SDK and brings its answer back.
+
+The SDK serves Streamable HTTP as an ASGI app. Here each request gets its
+own stateless session manager (``stateless=True``, ``json_response=True``),
+entered and left within the request. That works wherever the Django view
+runs — under WSGI ``runserver`` every async view gets a fresh event loop, so
+a manager entered once per process could not be used; under ASGI it is the
+same code. It costs a little per request; a faster ASGI-level mount can
+replace this module without touching anything else.
+
+Stateless and JSON-only means: no ``Mcp-Session-Id``, no GET event stream,
+every request (``initialize`` of 2025-era clients as well as 2026-07-28
+``server/discover`` and per-request envelopes) answered by one JSON body,
+with the SDK choosing the protocol era from ``MCP-Protocol-Version``.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import anyio
+from django.http import HttpRequest, HttpResponse
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+
+from apps.mcp_server.admission import MAX_BODY_BYTES
+from apps.mcp_server.server import GRANT_KEY, mcp_server
+
+# With a manager per request, the SDK's session start/stop messages at INFO say
+# nothing; keep them out of the log unless logging is configured for them.
+for _name in ("mcp.server.streamable_http_manager", "mcp.server.streamable_http"):
+    if logging.getLogger(_name).level == logging.NOTSET:
+        logging.getLogger(_name).setLevel(logging.WARNING)
+
+# Credentials stop at the view: the SDK has no use for them.
+_WITHHELD_HEADERS = {"authorization", "cookie"}
+
+
+def _scope(request: HttpRequest, grant) -> dict:
+    headers = [
+        (name.lower().encode("latin-1"), value.encode("latin-1", "replace"))
+        for name, value in request.headers.items()
+        if name.lower() not in _WITHHELD_HEADERS
+    ]
+    host, _, port = request.get_host().rpartition(":")
+    return {
+        "type": "http",
+        "asgi": {"version": "3.0", "spec_version": "2.3"},
+        "http_version": "1.1",
+        "method": request.method,
+        "scheme": request.scheme,
+        "path": request.path,
+        "raw_path": request.path.encode("utf-8"),
+        "root_path": "",
+        "query_string": b"",  # never forwarded: a token there was already refused
+        "headers": headers,
+        "client": (request.META.get("REMOTE_ADDR", ""), 0),
+        "server": (host or request.get_host(), int(port) if port.isdigit() else 80),
+        GRANT_KEY: grant,
+    }
+
+
+async def serve(request: HttpRequest, body: bytes, grant) -> HttpResponse:
+    """Run the MCP server on one request whose body was already read and checked."""
+    delivered = False
+    finished = anyio.Event()
+
+    async def receive() -> dict:
+        nonlocal delivered
+        if not delivered:
+            delivered = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        await finished.wait()  # nothing more will come; the client is "still connected"
+        return {"type": "http.disconnect"}
+
+    status = 500
+    headers: list[tuple[bytes, bytes]] = []
+    chunks: list[bytes] = []
+
+    async def send(message: dict) -> None:
+        nonlocal status, headers
+        if message["type"] == "http.response.start":
+            status, headers = message["status"], list(message.get("headers", []))
+        elif message["type"] == "http.response.body":
+            chunks.append(message.get("body", b""))
+
+    manager = StreamableHTTPSessionManager(
+        app=mcp_server(), stateless=True, json_response=True, max_request_body_size=MAX_BODY_BYTES
+    )
+    try:
+        async with manager.run():
+            await manager.handle_request(_scope(request, grant), receive, send)
+    finally:
+        finished.set()
+
+    response = HttpResponse(b"".join(chunks), status=status)
+    for name, value in headers:
+        if name.lower() != b"content-length":
+            response[name.decode("latin-1")] = value.decode("latin-1")
+    response["Cache-Control"] = "no-store"
+    return response

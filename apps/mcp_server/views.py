@@ -1,0 +1,34 @@
+"""The /mcp endpoint (SPEC M-1): admission checks, then the MCP SDK.
+
+Thin on purpose: ``admission`` decides whether to serve, ``responses`` words
+a refusal, ``transport`` runs the SDK. Async so the SDK runs on an event loop
+both under ASGI and under WSGI ``runserver``; ORM work goes through
+``sync_to_async``. CSRF-exempt because only a Bearer token authenticates here
+(never a session cookie), so a cross-site form carries no authority.
+"""
+
+from __future__ import annotations
+
+from asgiref.sync import sync_to_async
+from django.http import HttpRequest, HttpResponse
+from django.views.decorators.csrf import csrf_exempt
+
+from apps.mcp_server import admission, transport
+from apps.mcp_server.errors import Refusal
+from apps.mcp_server.responses import refusal_response
+
+
+@csrf_exempt
+async def mcp_endpoint(request: HttpRequest) -> HttpResponse:
+    grant = await sync_to_async(admission.admit, thread_sensitive=True)(request)
+    if isinstance(grant, Refusal):
+        return refusal_response(grant)
+    body = admission.read_body(request)
+    if isinstance(body, Refusal):
+        return refusal_response(body)
+    message = admission.peek(body)
+    if isinstance(message, Refusal):
+        return refusal_response(message)
+    if message is not None and (refusal := admission.scope_refusal(grant, message)) is not None:
+        return refusal_response(refusal, request_id=message.get("id"))
+    return await transport.serve(request, body, grant)
