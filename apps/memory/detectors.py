@@ -202,26 +202,36 @@ _NOT_A_CARD = re.compile(r"(?i)(订单|单号|运单|快递|物流|发票|流水
 def _card_numbers(text: str) -> Iterator[Finding]:
     for run in _DIGIT_RUN.finditer(text):
         groups = [(run.start() + m.start(), run.start() + m.end()) for m in re.finditer(r"\d+", run.group(0))]
-        if len(groups) > 1 and any(end - start < 3 for start, end in groups):
-            continue  # cards are written in groups like 4111 1111 …; never dates like 2024-05-01
-        first = 0
-        while first < len(groups):
-            # The longest card-shaped number starting at this group (at most 19 digits).
-            candidates, count = [], 0
-            for last in range(first, len(groups)):
-                count += groups[last][1] - groups[last][0]
-                if count > 19:
-                    break
-                candidates.append(last)
-            for last in reversed(candidates):
-                start, end = groups[first][0], groups[last][1]
-                number = _digits(text[start:end])
-                if 13 <= len(number) and _card_network(number) and _luhn(number):
-                    if not _NOT_A_CARD.search(text[max(0, start - 16):start]):
-                        yield Finding(BANK_CARD, start, end)
-                    first = last
-                    break
-            first += 1
+        # Cards are written whole or in groups of 3-6 digits; a group of one or two digits
+        # ("… 1111 12/27", "2024-05-01") is never part of one, so it splits the run.
+        stretch: list[tuple[int, int]] = []
+        for group in [*groups, (0, 0)]:
+            if group[1] - group[0] >= 3:
+                stretch.append(group)
+            else:
+                yield from _cards_in(text, stretch)
+                stretch = []
+
+
+def _cards_in(text: str, groups: list[tuple[int, int]]) -> Iterator[Finding]:
+    """Card numbers made of consecutive ``groups``, longest first, at most 19 digits each."""
+    first = 0
+    while first < len(groups):
+        candidates, count = [], 0
+        for last in range(first, len(groups)):
+            count += groups[last][1] - groups[last][0]
+            if count > 19:
+                break
+            candidates.append(last)
+        for last in reversed(candidates):
+            start, end = groups[first][0], groups[last][1]
+            number = _digits(text[start:end])
+            if len(number) >= 13 and _card_network(number) and _luhn(number):
+                if not _NOT_A_CARD.search(text[max(0, start - 16):start]):
+                    yield Finding(BANK_CARD, start, end)
+                first = last
+                break
+        first += 1
 
 
 # --- Personal data: phone numbers -----------------------------------------------
