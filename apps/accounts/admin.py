@@ -1,6 +1,45 @@
+"""People in admin (SPEC AD-1): who they are, whether they are staff, how much they keep here."""
+
 from django.contrib import admin
-from django.contrib.auth.admin import UserAdmin
+from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
+from django.db.models import Count, Q
+from django.urls import reverse
+from django.utils.html import format_html
+from django.utils.translation import gettext_lazy as _
 
 from apps.accounts.models import User
 
-admin.site.register(User, UserAdmin)
+
+@admin.register(User)
+class UserAdmin(DjangoUserAdmin):
+    list_display = ("username", "email", "full_name", "active_facts", "is_active", "is_staff", "is_superuser",
+                    "date_joined", "last_login")
+    list_filter = ("is_active", "is_staff", "is_superuser", "date_joined", "last_login", "groups")
+    search_fields = ("username", "email", "first_name", "last_name")
+    ordering = ("username",)
+    readonly_fields = ("last_login", "date_joined", "facts_link")
+    fieldsets = (
+        *DjangoUserAdmin.fieldsets,
+        (_("Memory"), {"fields": ("facts_link",)}),
+    )
+
+    def get_queryset(self, request):
+        # One query for the whole page instead of one count per row.
+        return super().get_queryset(request).annotate(
+            active_fact_count=Count("facts", filter=Q(facts__status="active")),
+        )
+
+    @admin.display(description=_("name"), ordering="last_name")
+    def full_name(self, obj):
+        return obj.get_full_name() or "—"
+
+    @admin.display(description=_("active facts"), ordering="active_fact_count")
+    def active_facts(self, obj):
+        return obj.active_fact_count
+
+    @admin.display(description=_("facts"))
+    def facts_link(self, obj):
+        if obj.pk is None:
+            return "—"
+        url = reverse("admin:memory_fact_changelist") + f"?owner__id__exact={obj.pk}"
+        return format_html('<a href="{}">{}</a>', url, _("Show this person's facts"))

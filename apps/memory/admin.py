@@ -1,0 +1,260 @@
+"""The memory resources in admin (SPEC AD-1).
+
+Staff inspect here; they change little. Facts are edited only through the
+fact services, so a changed category, label or value bumps ``version`` and
+voids earlier shares exactly as on the person's own page (SPEC C-2);
+``version`` itself is never a form field. The other resources are written by
+the product, so admin shows them read-only, except that a todo's status and
+due date may be corrected (through ``todo_update``) and any resource may be
+soft-deleted (through ``resource_delete``, SPEC R-6).
+"""
+
+from django.contrib import admin
+from django.contrib.auth import get_user_model
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
+
+from apps.memory import storage
+from apps.memory.models import (
+    CalendarEvent,
+    Contact,
+    Digest,
+    Episode,
+    Fact,
+    FactStatus,
+    Intent,
+    Todo,
+    Transcript,
+    VoiceMemo,
+)
+from apps.memory.services import fact_archive, fact_create, fact_update, resource_delete, todo_update
+from apps.memory.services.facts import EDITABLE_FIELDS
+from apps.memory.services.resources import transcript_segments
+
+OWNER_SEARCH = f"owner__{get_user_model().USERNAME_FIELD}"
+TIMESTAMPS = ("created_at", "updated_at")
+
+
+def _copy_saved(saved, *, into):
+    """Let admin's messages and redirects see the row the service wrote."""
+    for field in saved._meta.concrete_fields:
+        setattr(into, field.attname, getattr(saved, field.attname))
+    into._state.adding = False
+
+
+# --- Facts (the user_profile resource) ---------------------------------------------
+
+
+@admin.register(Fact)
+class FactAdmin(admin.ModelAdmin):
+    list_display = ("id", "owner", "category", "label", "short_value", "certainty", "sensitive", "status",
+                    "version", "updated_at")
+    list_display_links = ("id", "label")
+    list_filter = ("category", "certainty", "sensitive", "status", "updated_at")
+    list_select_related = ("owner",)
+    search_fields = ("label", "value", OWNER_SEARCH)
+    raw_id_fields = ("owner",)
+    fields = ("owner", *EDITABLE_FIELDS, "status", "version", *TIMESTAMPS)
+    readonly_fields = ("status", "version", *TIMESTAMPS)
+    actions = ("archive", "mark_sensitive")
+
+    @admin.display(description=_("value"))
+    def short_value(self, obj):
+        # Only the list view is cut; the stored value is whole (SPEC D-6).
+        return obj.value if len(obj.value) <= 60 else obj.value[:59] + "…"
+
+    def get_readonly_fields(self, request, obj=None):
+        # A fact never changes hands.
+        return (*self.readonly_fields, "owner") if obj else self.readonly_fields
+
+    def save_model(self, request, obj, form, change):
+        """Write through the services: version and detection behave as everywhere else."""
+        if not change:
+            saved = fact_create(
+                owner=obj.owner, category=obj.category, label=obj.label, value=obj.value, evidence=obj.evidence,
+                certainty=obj.certainty, sensitive=obj.sensitive or None,  # unticked: let detection decide
+            )
+        else:
+            changes = {name: form.cleaned_data[name] for name in form.changed_data if name in EDITABLE_FIELDS}
+            saved = fact_update(fact=obj, **changes)
+        _copy_saved(saved, into=obj)
+
+    @admin.action(description=_("Archive selected facts"), permissions=("change",))
+    def archive(self, request, queryset):
+        count = 0
+        for fact in queryset.filter(status=FactStatus.ACTIVE):
+            fact_archive(fact=fact)
+            count += 1
+        self.message_user(request, ngettext("Archived %d fact.", "Archived %d facts.", count) % count)
+
+    @admin.action(description=_("Mark selected facts sensitive"), permissions=("change",))
+    def mark_sensitive(self, request, queryset):
+        count = 0
+        for fact in queryset.filter(sensitive=False):
+            fact_update(fact=fact, sensitive=True)
+            count += 1
+        self.message_user(request, ngettext("Marked %d fact sensitive.", "Marked %d facts sensitive.", count) % count)
+
+
+# --- The other eight resources -------------------------------------------------------
+
+
+class DeletedListFilter(admin.SimpleListFilter):
+    title = _("deleted")
+    parameter_name = "deleted"
+
+    def lookups(self, request, model_admin):
+        return [("no", _("No")), ("yes", _("Yes"))]
+
+    def queryset(self, request, queryset):
+        if self.value() == "no":
+            return queryset.filter(deleted_at=None)
+        if self.value() == "yes":
+            return queryset.exclude(deleted_at=None)
+        return queryset
+
+
+class ResourceAdmin(admin.ModelAdmin):
+    """Read-only view of a product-written resource, with soft delete as the one action."""
+
+    list_select_related = ("owner",)
+    raw_id_fields = ("owner",)
+    date_hierarchy = "created_at"
+    actions = ("soft_delete",)
+    editable: tuple = ()  # fields a subclass lets staff correct through a service
+
+    def get_list_filter(self, request):
+        return (*self.list_filter, DeletedListFilter, "created_at")
+
+    def get_readonly_fields(self, request, obj=None):
+        shown = self.get_fields(request, obj)
+        return tuple(name for name in shown if name not in self.editable)
+
+    def has_add_permission(self, request):
+        return False  # records come from the product's own flows, never typed in
+
+    def has_change_permission(self, request, obj=None):
+        # The list may run soft delete; a single record is only viewed unless some field is correctable.
+        allowed = super().has_change_permission(request, obj)
+        return allowed and (obj is None or bool(self.editable))
+
+    @admin.action(description=_("Soft-delete selected records"), permissions=("change",))
+    def soft_delete(self, request, queryset):
+        count = 0
+        for instance in queryset.filter(deleted_at=None):
+            resource_delete(instance=instance)
+            count += 1
+        self.message_user(request, ngettext("Deleted %d record.", "Deleted %d records.", count) % count)
+
+
+@admin.register(Transcript)
+class TranscriptAdmin(ResourceAdmin):
+    list_display = ("id", "title", "owner", "language", "recorded_at", "duration_seconds", "segment_count",
+                    "body_size", "deleted_at")
+    list_filter = ("language", "recorded_at")
+    search_fields = ("title", OWNER_SEARCH)
+    fields = ("owner", "title", "language", "recorded_at", "duration_seconds", "speakers", "segment_count",
+              "body_path", "body_bytes", "body_sha256", "body_preview", *TIMESTAMPS, "deleted_at")
+
+    @admin.display(description=_("body size"), ordering="body_bytes")
+    def body_size(self, obj):
+        return f"{obj.body_bytes / 1024:.1f} KiB"
+
+    @admin.display(description=_("first segments"))
+    def body_preview(self, obj):
+        """The opening of the stored body, so staff can see that it is really there (SPEC R-12)."""
+        try:
+            segments = transcript_segments(obj)
+        except storage.TranscriptBodyMissing:
+            return _("The body object is missing from storage.")
+        except storage.TranscriptBodyCorrupt:
+            return _("The body object does not match its recorded SHA-256.")
+        lines = [f"[{s.get('start_ms', 0) // 1000}s] {s.get('speaker', '')}: {s.get('text', '')}" for s in segments[:5]]
+        more = len(segments) - len(lines)
+        return "\n".join(lines + ([f"… ({more} more)"] if more > 0 else []))
+
+
+@admin.register(CalendarEvent)
+class CalendarEventAdmin(ResourceAdmin):
+    list_display = ("id", "title", "owner", "starts_at", "ends_at", "status", "location", "deleted_at")
+    list_filter = ("status", "starts_at")
+    search_fields = ("title", "location", "notes", OWNER_SEARCH)
+    fields = ("owner", "title", "starts_at", "ends_at", "status", "location", "notes", "reminders",
+              *TIMESTAMPS, "deleted_at")
+
+
+@admin.register(Todo)
+class TodoAdmin(ResourceAdmin):
+    list_display = ("id", "title", "owner", "status", "due_at", "completed_at", "deleted_at")
+    list_filter = ("status", "due_at")
+    search_fields = ("title", "notes", OWNER_SEARCH)
+    fields = ("owner", "title", "notes", "status", "due_at", "completed_at", *TIMESTAMPS, "deleted_at")
+    editable = ("status", "due_at")
+
+    def save_model(self, request, obj, form, change):
+        changes = {name: form.cleaned_data[name] for name in form.changed_data if name in self.editable}
+        if changes:
+            _copy_saved(todo_update(todo=obj, **changes), into=obj)
+
+
+@admin.register(Contact)
+class ContactAdmin(ResourceAdmin):
+    list_display = ("id", "display_name", "owner", "relation", "alias_list", "updated_at", "deleted_at")
+    list_filter = ("relation",)
+    search_fields = ("display_name", "aliases", "relation", "notes", OWNER_SEARCH)
+    fields = ("owner", "display_name", "aliases", "relation", "notes", *TIMESTAMPS, "deleted_at")
+
+    @admin.display(description=_("aliases"))
+    def alias_list(self, obj):
+        return ", ".join(obj.aliases or []) or "—"
+
+
+class EpisodeTodoInline(admin.TabularInline):
+    model = Episode.todos.through
+    verbose_name = _("linked todo")
+    verbose_name_plural = _("linked todos")
+    raw_id_fields = ("todo",)
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(Episode)
+class EpisodeAdmin(ResourceAdmin):
+    list_display = ("id", "title", "owner", "occurred_at", "transcript", "calendar_event", "deleted_at")
+    list_filter = ("occurred_at",)
+    list_select_related = ("owner", "transcript", "calendar_event")
+    search_fields = ("title", "summary", "topics", OWNER_SEARCH)
+    fields = ("owner", "title", "occurred_at", "summary", "topics", "participants", "transcript",
+              "calendar_event", *TIMESTAMPS, "deleted_at")
+    inlines = (EpisodeTodoInline,)
+
+
+@admin.register(VoiceMemo)
+class VoiceMemoAdmin(ResourceAdmin):
+    list_display = ("id", "title", "owner", "recorded_at", "duration_seconds", "deleted_at")
+    list_filter = ("recorded_at",)
+    search_fields = ("title", "text", OWNER_SEARCH)
+    fields = ("owner", "title", "text", "recorded_at", "duration_seconds", *TIMESTAMPS, "deleted_at")
+
+
+@admin.register(Digest)
+class DigestAdmin(ResourceAdmin):
+    list_display = ("id", "__str__", "owner", "period", "period_start", "period_end", "deleted_at")
+    list_filter = ("period", "period_start")
+    search_fields = ("summary", OWNER_SEARCH)
+    fields = ("owner", "period", "period_start", "period_end", "summary", "episodes", *TIMESTAMPS, "deleted_at")
+
+
+@admin.register(Intent)
+class IntentAdmin(ResourceAdmin):
+    list_display = ("id", "action", "owner", "target_ref", "status", "updated_at", "deleted_at")
+    list_filter = ("status",)
+    search_fields = ("action", "target_ref", OWNER_SEARCH)
+    fields = ("owner", "action", "target_ref", "payload", "status", *TIMESTAMPS, "deleted_at")
+
