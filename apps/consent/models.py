@@ -90,7 +90,11 @@ class Proposal(models.Model):
         verbose_name = _("proposal")
         verbose_name_plural = _("proposals")
         ordering = ["-created_at", "-id"]
-        indexes = [models.Index(fields=["connection", "fingerprint"], name="proposal_conn_fingerprint")]
+        indexes = [
+            models.Index(fields=["connection", "fingerprint"], name="proposal_conn_fingerprint"),
+            # The expiry sweep (SPEC J-1) looks for pending rows past expires_at.
+            models.Index(fields=["status", "expires_at"], name="proposal_status_expires"),
+        ]
         constraints = [
             # SPEC P-4: one live proposal per (connection, normalized arguments), even under races.
             models.UniqueConstraint(
@@ -107,6 +111,15 @@ class Proposal(models.Model):
                 condition=Q(op="add") | Q(target_version__isnull=False), name="proposal_target_version_required"
             ),
         ]
+
+    def __str__(self) -> str:
+        return f"{self.get_op_display()}: {self.label or self.target_fact_id} ({self.status})"
+
+    def status_at(self, moment) -> str:
+        """The status as of ``moment``: pending at or past ``expires_at`` counts as expired (SPEC P-5, J-2)."""
+        if self.status == self.Status.PENDING and moment >= self.expires_at:
+            return self.Status.EXPIRED
+        return self.status
 
 
 class AccessEvent(models.Model):

@@ -19,3 +19,27 @@ __all__ = [
     "connection_touch",
     "shares_set",
 ]
+
+# Proposals (SPEC P-1 … P-7).
+from apps.consent.services.proposal_checks import ProposalError, required_scope_for_op  # noqa: E402
+from apps.consent.services.proposals import (  # noqa: E402
+    PROPOSAL_LIFETIME,
+    proposal_confirm,
+    proposal_edit,
+    proposal_expire,
+    proposal_expire_due,
+    proposal_ignore,
+    proposal_submit,
+)
+
+__all__ += [
+    "PROPOSAL_LIFETIME",
+    "ProposalError",
+    "proposal_confirm",
+    "proposal_edit",
+    "proposal_expire",
+    "proposal_expire_due",
+    "proposal_ignore",
+    "proposal_submit",
+    "required_scope_for_op",
+]

@@ -1,0 +1,54 @@
+"""Proposals in Django admin (SPEC AD-1): inspect, and expire on request. Writes go through services."""
+
+from django.contrib import admin, messages
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
+
+from apps.common import clock
+from apps.consent.models import Proposal
+from apps.consent.services import proposal_expire, proposal_expire_due
+
+
+@admin.register(Proposal)
+class ProposalAdmin(admin.ModelAdmin):
+    list_display = ("id", "op", "category", "label", "connection", "shown_status", "created_at", "expires_at")
+    list_filter = ("status", "op", "category", "created_at")
+    search_fields = ("label", "value", "connection__user__username", "connection__application__name")
+    list_select_related = ("connection", "connection__user", "connection__application")
+    date_hierarchy = "created_at"
+    ordering = ("-created_at", "-id")
+    actions = ("expire_selected", "expire_due")
+    readonly_fields = (
+        "connection", "op", "category", "label", "value", "evidence", "target_fact", "target_version",
+        "status", "fingerprint", "created_at", "expires_at", "decided_at", "result_fact",
+    )
+
+    def has_add_permission(self, request):
+        return False  # proposals come from assistants only
+
+    def has_change_permission(self, request, obj=None):
+        return False  # read-only: decisions are the person's, on their page
+
+    def has_expire_permission(self, request) -> bool:
+        return request.user.has_perm("consent.change_proposal")
+
+    @admin.display(description=_("status"), ordering="status")
+    def shown_status(self, obj: Proposal) -> str:
+        return Proposal.Status(obj.status_at(clock.now())).label
+
+    @admin.action(description=_("Expire the selected pending proposals"), permissions=["expire"])
+    def expire_selected(self, request, queryset):
+        count = 0
+        for proposal in queryset.filter(status=Proposal.Status.PENDING):
+            proposal_expire(proposal=proposal)
+            count += 1
+        self.message_user(
+            request, ngettext("%d proposal expired.", "%d proposals expired.", count) % count, messages.SUCCESS
+        )
+
+    @admin.action(description=_("Expire every proposal past 30 days now"), permissions=["expire"])
+    def expire_due(self, request, queryset):
+        count = proposal_expire_due()
+        self.message_user(
+            request, ngettext("%d proposal expired.", "%d proposals expired.", count) % count, messages.SUCCESS
+        )

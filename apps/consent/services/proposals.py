@@ -1,0 +1,334 @@
+"""Proposals: what an assistant suggests and the person decides (SPEC P-1 … P-7, D-5, J-2).
+
+Nothing here changes a fact until the person confirms (P-7). Expiry needs no
+sweep to be true: a pending proposal at or past ``expires_at`` is treated as
+expired by every action and read (J-2); ``proposal_expire_due`` only records
+it. Errors are ``ProposalError`` values (``apps.consent.services.proposal_checks``).
+
+Where a refusal must also record something (an expiry noticed on the way),
+the record is committed and the error raised after the transaction, so the
+caller's error does not roll the record back.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.db import IntegrityError, transaction
+from django.db.models import Case, Value, When
+
+from apps.common import clock
+from apps.consent.models import Connection, FactShare, Proposal
+from apps.consent.selectors import connection_categories, shareable_facts, visible_facts
+from apps.consent.services.connections import ConsentError
+from apps.consent.services.proposal_checks import (
+    ADD,
+    ARCHIVE,
+    CATEGORY_NOT_ALLOWED,
+    CONTENT_FIELDS,
+    DUPLICATE_PROCESSED,
+    INVALID_ARGUMENT,
+    NOT_FOUND,
+    PROPOSAL_EXPIRED,
+    ProposalArguments,
+    ProposalError,
+    check_content,
+    check_text,
+    fingerprint,
+    parse_arguments,
+    required_scope_for_op,
+)
+from apps.memory.models import Category, Fact, FactStatus
+from apps.memory.services import fact_archive, fact_create, fact_update
+
+PROPOSAL_LIFETIME = timedelta(days=30)  # SPEC P-5, D-5
+
+# Codes of refused actions on the page (not MCP tool codes).
+FORBIDDEN = "forbidden"
+NOT_PENDING = "not_pending"
+
+Status = Proposal.Status
+
+__all__ = [
+    "PROPOSAL_LIFETIME",
+    "ProposalError",
+    "proposal_confirm",
+    "proposal_edit",
+    "proposal_expire",
+    "proposal_expire_due",
+    "proposal_ignore",
+    "proposal_submit",
+    "required_scope_for_op",
+]
+
+
+def _is_due(proposal: Proposal, now) -> bool:
+    return proposal.status == Status.PENDING and now >= proposal.expires_at
+
+
+def _expire(proposal: Proposal, now) -> None:
+    proposal.status, proposal.decided_at = Status.EXPIRED, now
+    proposal.save(update_fields=["status", "decided_at"])
+
+
+def _expired_error() -> ProposalError:
+    return ProposalError(
+        PROPOSAL_EXPIRED, "this proposal expired 30 days after it was made and can no longer be acted on"
+    )
+
+
+# --- Submitting (the assistant, through MCP) ---------------------------------------------------
+
+def _check_target_and_category(connection: Connection, args: ProposalArguments) -> Fact | None:
+    target = None
+    if args.target_fact_id is not None:
+        target = visible_facts(connection=connection).filter(pk=args.target_fact_id).first()
+        if target is None:
+            raise ProposalError(NOT_FOUND, f"fact {args.target_fact_id} is not a fact this assistant can see",
+                                "target_fact_id")
+    allowed = connection_categories(connection)
+    if args.category and args.category not in allowed:
+        raise ProposalError(
+            CATEGORY_NOT_ALLOWED,
+            f"category {args.category!r} is not shared with this assistant; allowed: {', '.join(allowed) or 'none'}",
+            "category",
+        )
+    return target
+
+
+def _earlier(connection: Connection, digest: str, now) -> Proposal | ProposalError | None:
+    """What an identical earlier proposal means for this one (SPEC P-4), read in one statement.
+
+    The pending one if there is one, else the latest: a single query, so a
+    proposal committed by a concurrent identical submission is seen either as
+    pending or not at all.
+    """
+    earlier = (
+        Proposal.objects.filter(connection=connection, fingerprint=digest)
+        .annotate(live=Case(When(status=Status.PENDING, then=Value(0)), default=Value(1)))
+        .order_by("live", "-created_at", "-id")
+        .first()
+    )
+    if earlier is None:
+        return None
+    if earlier.status == Status.PENDING:
+        if not _is_due(earlier, now):
+            return earlier  # the same proposal, the same id
+        _expire(earlier, now)
+        return _expired_error()
+    if earlier.status == Status.EXPIRED:
+        return _expired_error()
+    return ProposalError(DUPLICATE_PROCESSED, f"an identical proposal was already handled (status: {earlier.status})")
+
+
+def _submit(connection: Connection, args: ProposalArguments) -> Proposal | ProposalError:
+    target = _check_target_and_category(connection, args)
+    now = clock.now()
+    digest = fingerprint(args)
+    earlier = _earlier(connection, digest, now)
+    if earlier is not None:
+        return earlier
+    proposal = Proposal(
+        connection=connection, op=args.op, category=args.category, label=args.label, value=args.value,
+        evidence=args.evidence, target_fact=target, target_version=target.version if target else None,
+        status=Status.PENDING, fingerprint=digest, created_at=now, expires_at=now + PROPOSAL_LIFETIME,
+    )
+    try:
+        with transaction.atomic():
+            proposal.save()
+    except IntegrityError:
+        # Under concurrency an identical proposal committed first (the partial unique
+        # constraint refused ours): answer with it.
+        earlier = _earlier(connection, digest, now)
+        if earlier is None:
+            raise
+        return earlier
+    return proposal
+
+
+def proposal_submit(*, connection: Connection, arguments: dict) -> Proposal:
+    """Store an assistant's proposal as pending, or answer the identical pending one (SPEC P-1 … P-4).
+
+    Refusals (``ProposalError.code``): ``invalid_argument``, ``conversation_refused``,
+    ``secret_detected``, ``not_found``, ``category_not_allowed``,
+    ``duplicate_processed``, ``proposal_expired``. Scopes per op are checked by
+    the caller (``required_scope_for_op``). Safe under concurrency: the partial
+    unique constraint keeps one pending row per (connection, fingerprint).
+    """
+    args = parse_arguments(arguments)
+    check_content(args)
+    if connection.revoked_at is not None:
+        raise ConsentError("revoked", "this assistant's access was revoked")
+    with transaction.atomic():
+        outcome = _submit(connection, args)
+    if isinstance(outcome, ProposalError):
+        raise outcome
+    return outcome
+
+
+# --- Deciding (the person, on the web page) ----------------------------------------------------
+
+def _lock(proposal: Proposal, user) -> Proposal:
+    """The proposal, row-locked, if it belongs to one of ``user``'s connections."""
+    locked = (
+        Proposal.objects.select_for_update(of=("self",)).select_related("connection").filter(pk=proposal.pk).first()
+    )
+    if locked is None or locked.connection.user_id != user.pk:
+        raise ProposalError(FORBIDDEN, "this proposal does not belong to one of your assistants")
+    return locked
+
+
+def _act(proposal: Proposal, user, action) -> Proposal:
+    """Run ``action(locked, now)`` on a live proposal; record an expiry noticed on the way (J-2)."""
+    with transaction.atomic():
+        locked = _lock(proposal, user)
+        now = clock.now()
+        if _is_due(locked, now):
+            _expire(locked, now)
+            outcome = _expired_error()
+        elif locked.status == Status.EXPIRED:
+            outcome = _expired_error()
+        elif locked.status != Status.PENDING:
+            outcome = ProposalError(NOT_PENDING, f"this proposal was already handled (status: {locked.status})")
+        else:
+            outcome = action(locked, now)
+    if isinstance(outcome, ProposalError):
+        raise outcome
+    return outcome
+
+
+def _decide(proposal: Proposal, status: str, now, result_fact: Fact | None = None) -> Proposal:
+    proposal.status, proposal.decided_at = status, now
+    fields = ["status", "decided_at"]
+    if result_fact is not None:
+        proposal.result_fact = result_fact
+        fields.append("result_fact")
+    proposal.save(update_fields=fields)
+    return proposal
+
+
+def _share(connection: Connection, fact: Fact, *, only_if_shared: bool) -> None:
+    """Share ``fact`` at its current version with ``connection``, when the rules allow it (SPEC C-1, C-3).
+
+    The connection row is locked as ``shares_set`` and ``connection_revoke`` do,
+    so a share never lands on a connection being revoked.
+    """
+    locked = Connection.objects.select_for_update().get(pk=connection.pk)
+    if locked.revoked_at is not None or not shareable_facts(connection=locked).filter(pk=fact.pk).exists():
+        return
+    existing = FactShare.objects.filter(connection=locked, fact=fact)
+    if only_if_shared and not existing.exists():
+        return
+    if not existing.update(fact_version=fact.version, shared_at=clock.now()):
+        FactShare.objects.create(connection=locked, fact=fact, fact_version=fact.version, shared_at=clock.now())
+
+
+def _confirm(locked: Proposal, now, user, share_with_connection: bool) -> Proposal:
+    if locked.op == ADD:
+        fact = fact_create(owner=user, category=locked.category, label=locked.label, value=locked.value,
+                           evidence=locked.evidence)
+        if share_with_connection:
+            _share(locked.connection, fact, only_if_shared=False)  # SPEC P-6: offered, the person chose
+        return _decide(locked, Status.CONFIRMED, now, result_fact=fact)
+    # SPEC P-6: the target must still be what the assistant saw; the row lock makes a concurrent
+    # edit either land first (then we see the new version: conflict) or wait for us.
+    target = Fact.objects.select_for_update().filter(pk=locked.target_fact_id).first()
+    if (
+        target is None
+        or target.owner_id != user.pk
+        or target.status != FactStatus.ACTIVE
+        or target.version != locked.target_version
+    ):
+        return _decide(locked, Status.CONFLICT, now)
+    if locked.op == ARCHIVE:
+        fact = fact_archive(fact=target)
+    else:
+        changes = {name: getattr(locked, name) for name in CONTENT_FIELDS if getattr(locked, name)}
+        if locked.evidence:
+            changes["evidence"] = locked.evidence
+        fact = fact_update(fact=target, expected_version=locked.target_version, **changes)
+        if share_with_connection:
+            # The assistant saw the old version and suggested this one: keep it shared (C-2, re-confirmed).
+            _share(locked.connection, fact, only_if_shared=True)
+    return _decide(locked, Status.CONFIRMED, now, result_fact=fact)
+
+
+def proposal_confirm(*, proposal: Proposal, user, share_with_connection: bool = True) -> Proposal:
+    """Apply a pending proposal for its owner (SPEC P-5, P-6).
+
+    ``add`` creates a confirmed fact (the detector may mark it sensitive) and,
+    with ``share_with_connection``, shares it with the proposing assistant.
+    ``update``/``archive`` apply only if the target is still active at the
+    version the assistant saw; otherwise the proposal becomes ``conflict`` and
+    the fact is left as it is (returned, not raised: the page shows it).
+    Raises ``ProposalError`` ``forbidden`` (not the user's), ``proposal_expired``,
+    ``not_pending``.
+    """
+    return _act(proposal, user, lambda locked, now: _confirm(locked, now, user, share_with_connection))
+
+
+def proposal_ignore(*, proposal: Proposal, user) -> Proposal:
+    """Decline a pending proposal; an identical one later answers ``duplicate_processed``."""
+    return _act(proposal, user, lambda locked, now: _decide(locked, Status.IGNORED, now))
+
+
+def _edit(locked: Proposal, now, changes: dict[str, str]) -> Proposal | ProposalError:
+    for name, text in changes.items():
+        if not isinstance(text, str):
+            return ProposalError(INVALID_ARGUMENT, f"{name} must be a string", name)
+        changes[name] = text.strip()
+        try:
+            check_text(name, changes[name])
+        except ProposalError as error:
+            return error
+    if changes.get("category", locked.category) and changes.get("category", locked.category) not in Category.values:
+        return ProposalError(INVALID_ARGUMENT, f"category must be one of {', '.join(Category.values)}", "category")
+    merged = {name: changes.get(name, getattr(locked, name)) for name in ("category", "label", "value", "evidence")}
+    if locked.op == ADD and not all(merged[name] for name in CONTENT_FIELDS):
+        missing = next(name for name in CONTENT_FIELDS if not merged[name])
+        return ProposalError(INVALID_ARGUMENT, f"{missing} cannot be empty", missing)
+    if locked.op != ADD and locked.op != ARCHIVE and not any(merged[name] for name in CONTENT_FIELDS):
+        return ProposalError(INVALID_ARGUMENT, "an update needs new content", "value")
+    try:
+        check_content(ProposalArguments(op=locked.op, **merged))
+    except ProposalError as error:
+        return error
+    for name, text in merged.items():
+        setattr(locked, name, text)
+    # The fingerprint stays that of what the assistant sent: sending it again finds this proposal.
+    locked.save(update_fields=list(merged))
+    return locked
+
+
+def proposal_edit(*, proposal: Proposal, user, category: str | None = None, label: str | None = None,
+                  value: str | None = None, evidence: str | None = None) -> Proposal:
+    """Reword a pending proposal before confirming it (SPEC P-6); it stays pending.
+
+    ``None`` keeps a field. The same limits and refusals as a submission apply
+    (``invalid_argument``, ``conversation_refused``, ``secret_detected``); the
+    person may choose any category, even one the assistant cannot see (the
+    fact is then simply not shared with it on confirmation).
+    """
+    given = {"category": category, "label": label, "value": value, "evidence": evidence}
+    changes = {name: text for name, text in given.items() if text is not None}
+    return _act(proposal, user, lambda locked, now: _edit(locked, now, changes))
+
+
+# --- Expiry (SPEC P-5, J-1, J-2) ------------------------------------------------------------------
+
+@transaction.atomic
+def proposal_expire_due() -> int:
+    """Record every pending proposal at or past ``expires_at`` as expired; returns how many."""
+    now = clock.now()
+    return Proposal.objects.filter(status=Status.PENDING, expires_at__lte=now).update(
+        status=Status.EXPIRED, decided_at=now
+    )
+
+
+@transaction.atomic
+def proposal_expire(*, proposal: Proposal) -> Proposal:
+    """Expire one pending proposal now (the staff action in admin). Others are left as they are."""
+    locked = Proposal.objects.select_for_update().get(pk=proposal.pk)
+    if locked.status == Status.PENDING:
+        _expire(locked, clock.now())
+    return locked
