@@ -4,3 +4,16 @@ from django.apps import AppConfig
 class RetrievalConfig(AppConfig):
     name = "apps.retrieval"
     label = "retrieval"
+
+    def ready(self):
+        """Index every memory write in its own transaction (SPEC R-6)."""
+        from apps.memory import projection
+        from apps.retrieval import searchable  # noqa: F401  (registers the declarations)
+
+        projection.subscribe(_on_write)
+
+
+def _on_write(instance):
+    from apps.retrieval.services import projection_write
+
+    projection_write(instance=instance)

@@ -1,0 +1,192 @@
+"""The search backend interface (SPEC R-6, R-7, S-3).
+
+One ``BaseSearchBackend`` builds the query every backend shares; each database
+fills in the hooks that raise ``NotImplementedError`` here (Wagtail's database
+search backends are built the same way). The backend for a connection is
+chosen from ``connection.vendor`` in ``apps.retrieval.backends``.
+
+Matching, the same on every database:
+
+* the query and the stored text are normalized alike (``indexing.normalize``);
+  the query is split on whitespace into terms, and a record matches when
+  **every** term is a substring of at least one of its searchable fields that
+  the caller may read (SPEC R-5: other fields never take part);
+* candidates are one owner's projection rows, narrowed by the database's
+  trigram index for terms of three or more characters; shorter terms (a
+  two-character Chinese word, "AI") cannot use a trigram index, so they are
+  matched by a plain substring test over that one owner's rows — never over
+  the whole table;
+* every candidate is confirmed against its source record in the same query
+  (``SearchScope.records``: ownership, status, sharing …), so a stale or
+  foreign projection row is never answered.
+
+Ranking is deterministic: the score (rounded to 1e-6 so float summation order
+cannot reorder ties), then resource type and record id.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from django.core.exceptions import EmptyResultSet
+from django.db import connections
+from django.db.models import QuerySet
+
+from apps.retrieval.indexing import indexed_type, query_terms
+from apps.retrieval.models import SearchProjection
+
+# Trigram indexes (pg_trgm, FTS5 "trigram") can only serve terms this long.
+TRIGRAM = 3
+SCORE_SCALE = 1_000_000
+
+
+@dataclass(frozen=True)
+class SearchScope:
+    """What a caller may search in one resource type.
+
+    ``fields`` are the JSON Pointer paths it may read (only they are matched);
+    ``records`` is a queryset of the source records it may see right now —
+    only their primary keys are used, inside the search query itself.
+    """
+
+    resource_type: str
+    fields: tuple[str, ...]
+    records: QuerySet
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    resource_type: str
+    record_id: int
+    score: float
+
+
+class BaseSearchBackend:
+    vendor = ""
+    table = SearchProjection._meta.db_table
+    float_sql = "CAST(%s AS DOUBLE PRECISION)"
+
+    def __init__(self, using: str = "default"):
+        self.using = using
+
+    # --- The shared query ------------------------------------------------------
+
+    def search(
+        self, *, owner_id: int, query: str, scopes: Sequence[SearchScope], offset: int, limit: int
+    ) -> list[SearchHit]:
+        """The ``limit`` best matches from ``offset`` on, best first."""
+        built = self.search_sql(owner_id=owner_id, query=query, scopes=scopes, offset=offset, limit=limit)
+        if built is None:
+            return []
+        sql, params = built
+        with connections[self.using].cursor() as cursor:
+            cursor.execute(sql, params)
+            rows = cursor.fetchall()
+        return [SearchHit(kind, int(record_id), score / SCORE_SCALE) for kind, record_id, score in rows]
+
+    def search_sql(
+        self, *, owner_id: int, query: str, scopes: Sequence[SearchScope], offset: int, limit: int
+    ) -> tuple[str, list] | None:
+        """The one SQL statement of a search, or None when nothing can match."""
+        terms = query_terms(query)
+        scope = self._scope_clause(scopes)
+        if not terms or scope is None:
+            return None
+        long_terms = [t for t in terms if len(t) >= TRIGRAM]
+        short_terms = [t for t in terms if len(t) < TRIGRAM]
+
+        weight_sql, weight_params = self._weight_expression(scopes)
+        score_sql, score_params = self._coverage_expression(terms)
+        extra_sql, extra_params = self.score_expression(terms, long_terms)
+        join_sql, join_params = self.candidate_join(long_terms, short_terms)
+        match_sql, match_params = self.candidate_filter(long_terms, short_terms)
+        having, having_params = [], []
+        for term in terms:
+            contains_sql, contains_params = self.contains(term)
+            having.append(f"MAX(CASE WHEN {contains_sql} THEN 1 ELSE 0 END) = 1")
+            having_params += contains_params
+
+        sql = (
+            "SELECT resource_type, record_id, score FROM ("
+            f" SELECT p.resource_type, p.record_id,"
+            f" ROUND(SUM({weight_sql} * ({score_sql} + {extra_sql})) * {SCORE_SCALE}) AS score"
+            f" FROM {self.table} p {join_sql}"
+            f" WHERE p.owner_id = %s AND ({scope[0]}) AND ({match_sql})"
+            " GROUP BY p.resource_type, p.record_id"
+            f" HAVING {' AND '.join(having)}"
+            ") hits ORDER BY score DESC, resource_type, record_id LIMIT %s OFFSET %s"
+        )
+        params = [
+            *weight_params, *score_params, *extra_params, *join_params,
+            owner_id, *scope[1], *match_params, *having_params, limit, offset,
+        ]
+        return sql, params
+
+    def _scope_clause(self, scopes: Sequence[SearchScope]) -> tuple[str, list] | None:
+        parts, params = [], []
+        for scope in scopes:
+            if not scope.fields:
+                continue
+            try:
+                records_sql, records_params = scope.records.order_by().values("pk").query.sql_with_params()
+            except EmptyResultSet:
+                continue  # the caller may see no record of this type
+            placeholders = ", ".join(["%s"] * len(scope.fields))
+            parts.append(
+                f"(p.resource_type = %s AND p.field IN ({placeholders}) AND p.record_id IN ({records_sql}))"
+            )
+            params += [scope.resource_type, *scope.fields, *records_params]
+        return (" OR ".join(parts), params) if parts else None
+
+    def _weight_expression(self, scopes: Sequence[SearchScope]) -> tuple[str, list]:
+        whens, params = [], []
+        for scope in scopes:
+            declared = indexed_type(scope.resource_type)
+            for path in scope.fields:
+                whens.append(f"WHEN p.resource_type = %s AND p.field = %s THEN {self.float_sql}")
+                params += [scope.resource_type, path, float(declared.searchable(path).weight)]
+        if not whens:
+            return "1.0", []
+        return f"(CASE {' '.join(whens)} ELSE 1.0 END)", params
+
+    def _coverage_expression(self, terms: list[str]) -> tuple[str, list]:
+        """How much of the field the matched terms cover: an exact label match scores 1 per term."""
+        parts, params = [], []
+        for term in terms:
+            contains_sql, contains_params = self.contains(term)
+            parts.append(f"(CASE WHEN {contains_sql} THEN {self.float_sql} / LENGTH(p.text) ELSE 0 END)")
+            params += [*contains_params, float(len(term))]
+        return f"({' + '.join(parts)})", params
+
+    # --- Hooks each database fills in ---------------------------------------------------
+
+    def contains(self, term: str) -> tuple[str, list]:
+        """SQL that is true when ``p.text`` contains ``term`` (already normalized)."""
+        raise NotImplementedError
+
+    def candidate_join(self, long_terms: list[str], short_terms: list[str]) -> tuple[str, list]:
+        """Joins the candidate query needs (for example to a full-text table); may be empty."""
+        raise NotImplementedError
+
+    def candidate_filter(self, long_terms: list[str], short_terms: list[str]) -> tuple[str, list]:
+        """SQL true for a row containing at least one term, using the trigram index where it can."""
+        raise NotImplementedError
+
+    def score_expression(self, terms: list[str], long_terms: list[str]) -> tuple[str, list]:
+        """The database's own relevance for one row (added to the shared coverage score)."""
+        raise NotImplementedError
+
+    def index_problems(self) -> list[str]:
+        """What is wrong with the database's search index (empty when it is in step)."""
+        raise NotImplementedError
+
+    def rebuild_index(self) -> None:
+        """Bring the database's search index in step with the projection rows."""
+        raise NotImplementedError
+
+
+def like_pattern(term: str) -> str:
+    """``%term%`` for LIKE, with the wildcard characters of ``term`` escaped (backslash escape)."""
+    escaped = term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"

@@ -1,0 +1,135 @@
+"""Which fields of which resource types are searchable, and how their text is normalized (SPEC R-1, R-6).
+
+A resource type becomes searchable by registering one ``IndexedType``: its
+model, and its searchable fields as JSON Pointer paths. Nothing else changes:
+the projection writer, the rebuild command and every search backend work from
+these declarations. ``apps.retrieval.searchable`` holds the declarations.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+
+from django.db import models
+from django.db.models.signals import post_delete
+
+
+def normalize(text: str) -> str:
+    """The form both stored text and queries are matched in.
+
+    NFKC folds full-width and compatibility forms (ＡＢＣ → abc, ① → 1) that
+    Chinese input methods produce; ``casefold`` makes matching case-blind the
+    same way on every database; whitespace runs become one space.
+    """
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+def pointer_text(instance: models.Model, path: str) -> str:
+    """The text at a JSON Pointer path of a record; lists of strings are joined by newlines."""
+    if not path.startswith("/"):
+        raise ValueError(f"not a JSON Pointer: {path!r}")
+    parts = [p.replace("~1", "/").replace("~0", "~") for p in path[1:].split("/")]
+    value = getattr(instance, parts[0], None)
+    for part in parts[1:]:
+        if isinstance(value, dict):
+            value = value.get(part)
+        elif isinstance(value, list) and part.isdigit() and int(part) < len(value):
+            value = value[int(part)]
+        else:
+            return ""
+    if value is None:
+        return ""
+    if isinstance(value, (list, tuple)):
+        return "\n".join(str(item) for item in value if isinstance(item, (str, int, float)))
+    return str(value)
+
+
+@dataclass(frozen=True)
+class SearchableField:
+    """A field whose text takes part in matching; ``weight`` scales its share of the score."""
+
+    path: str
+    weight: float = 1.0
+    extract: Callable[[models.Model], str] | None = None
+
+    def text(self, instance: models.Model) -> str:
+        return self.extract(instance) if self.extract else pointer_text(instance, self.path)
+
+
+@dataclass(frozen=True)
+class IndexedType:
+    """One resource type's searchable fields (its part of the R-1 declaration).
+
+    ``is_indexed`` leaves a record out of the projection altogether (for example
+    a soft-deleted one); status checks that depend on the caller (archived,
+    shared, sensitive …) are not made here but at search time, against the
+    source record (SPEC R-6).
+    """
+
+    resource_type: str
+    model: type[models.Model]
+    fields: tuple[SearchableField, ...]
+    owner_attr: str = "owner_id"
+    is_indexed: Callable[[models.Model], bool] = field(default=lambda instance: True)
+
+    def searchable(self, path: str) -> SearchableField:
+        for candidate in self.fields:
+            if candidate.path == path:
+                return candidate
+        raise KeyError(f"{self.resource_type} has no searchable field {path}")
+
+    def rows(self, instance: models.Model) -> dict[str, str]:
+        """field path → normalized text, for the fields that hold any text."""
+        if not self.is_indexed(instance):
+            return {}
+        texts = ((f.path, normalize(f.text(instance))) for f in self.fields)
+        return {path: text for path, text in texts if text}
+
+
+_registry: dict[str, IndexedType] = {}
+
+
+def register(indexed: IndexedType) -> IndexedType:
+    """Make a resource type searchable. A hard delete of one of its records drops its rows too."""
+    existing = _registry.get(indexed.resource_type)
+    if existing is not None and existing.model is not indexed.model:
+        raise ValueError(f"resource type {indexed.resource_type!r} is already declared for {existing.model}")
+    _registry[indexed.resource_type] = indexed
+    post_delete.connect(_forget, sender=indexed.model, dispatch_uid=f"retrieval-forget-{indexed.resource_type}")
+    return indexed
+
+
+def _forget(sender, instance, **kwargs):
+    from apps.retrieval.services import projection_forget
+
+    projection_forget(instance=instance)
+
+
+def indexed_type(resource_type: str) -> IndexedType:
+    return _registry[resource_type]
+
+
+def indexed_types() -> Iterator[IndexedType]:
+    return iter(sorted(_registry.values(), key=lambda t: t.resource_type))
+
+
+def indexed_type_for(model: type[models.Model]) -> IndexedType | None:
+    for indexed in _registry.values():
+        if indexed.model is model:
+            return indexed
+    return None
+
+
+def query_terms(query: str) -> list[str]:
+    """The normalized, de-duplicated terms of a query, in order. Every term must match (AND)."""
+    seen: list[str] = []
+    for term in normalize(query).split(" "):
+        if term and term not in seen:
+            seen.append(term)
+    return seen
+
+
+def paths(fields: Iterable[SearchableField]) -> tuple[str, ...]:
+    return tuple(f.path for f in fields)

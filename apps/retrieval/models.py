@@ -1,0 +1,40 @@
+"""The search projection: per record and searchable field, the text used for matching (SPEC R-6)."""
+
+from django.conf import settings
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+
+class SearchProjection(models.Model):
+    """One searchable field of one record, as normalized matching text.
+
+    Written only by ``apps.retrieval.services`` inside the source record's
+    transaction. ``text`` is normalized (NFKC, case-folded, whitespace
+    collapsed, see ``indexing.normalize``) and is never shown to anyone: answers
+    are always built from the source record after it is re-checked.
+
+    The database-specific indexes over ``text`` (pg_trgm GIN on PostgreSQL, an
+    FTS5 trigram table kept in step by triggers on SQLite) are created by
+    migration ``0002`` and described in ``docs/search.md``.
+    """
+
+    resource_type = models.CharField(_("resource type"), max_length=32)
+    record_id = models.BigIntegerField(_("record id"))
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", db_index=False
+    )
+    field = models.CharField(_("field (JSON Pointer)"), max_length=200)
+    text = models.TextField(_("matching text"))
+    updated_at = models.DateTimeField(_("updated"))
+
+    class Meta:
+        verbose_name = _("search projection row")
+        verbose_name_plural = _("search projection rows")
+        constraints = [
+            models.UniqueConstraint(fields=["resource_type", "record_id", "field"], name="projection_one_per_field"),
+        ]
+        # Owner first: every search is one person's, and short queries scan only that person's rows.
+        indexes = [models.Index(fields=["owner", "resource_type", "field"], name="projection_owner_type_field")]
+
+    def __str__(self) -> str:
+        return f"{self.resource_type}:{self.record_id}{self.field}"

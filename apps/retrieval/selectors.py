@@ -1,0 +1,101 @@
+"""Search over the facts a connection may see (SPEC S-1 … S-3, C-1, C-8).
+
+``search_visible_facts`` is what the MCP ``search_user_context`` tool calls.
+It matches only the label and value of facts in ``visible_facts(connection)``
+— the one visibility rule — so evidence, pending proposals, other resources
+and facts that are archived, unshared, changed since shared or sensitive can
+never decide a match nor be returned. Two queries, whatever the number of
+facts: the ranked ids (one statement, candidates confirmed against the source
+rows inside it), then the facts themselves, re-checked against the rule.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from apps.consent.models import Connection
+from apps.consent.selectors import visible_facts
+from apps.memory.models import Fact
+from apps.retrieval.backends import SearchScope, get_search_backend
+from apps.retrieval.indexing import indexed_type, query_terms
+from apps.retrieval.searchable import USER_PROFILE
+
+QUERY_MAX = 200  # characters (SPEC M-2)
+OFFSET_MAX = 10_000  # the search window (SPEC S-2)
+LIMIT_MAX = 10  # SPEC M-2
+# What an assistant may match on: a fact's label and value, never its evidence (SPEC S-1, C-8).
+EXTERNAL_FACT_FIELDS = ("/label", "/value")
+
+
+class SearchError(Exception):
+    """A search request the rules refuse; ``code`` is ``invalid_argument``, ``field`` names the argument."""
+
+    def __init__(self, code: str, message: str, field: str | None = None):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.field = field
+
+
+@dataclass(frozen=True)
+class SearchPage:
+    """One page of matches, best first.
+
+    ``has_more`` says more matches exist after this page. ``next_offset`` is
+    where the next page starts, or None when there is none to fetch: either
+    nothing is left, or the 10,000-match window is used up — then
+    ``window_exhausted`` is True and the query should be narrowed (SPEC S-2).
+    A page is never the whole profile, only what matched.
+    """
+
+    facts: list[Fact]
+    offset: int
+    next_offset: int | None
+    has_more: bool
+    window_exhausted: bool
+
+
+def _check(query: str, offset: int, limit: int) -> None:
+    if not isinstance(query, str):
+        raise SearchError("invalid_argument", "query must be a string", "query")
+    if len(query) > QUERY_MAX:
+        raise SearchError("invalid_argument", f"query is {len(query)} characters; at most {QUERY_MAX}", "query")
+    if not query_terms(query):
+        raise SearchError("invalid_argument", "query must contain something to search for", "query")
+    if isinstance(offset, bool) or not isinstance(offset, int) or not 0 <= offset <= OFFSET_MAX:
+        raise SearchError("invalid_argument", f"offset must be an integer from 0 to {OFFSET_MAX}", "offset")
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= LIMIT_MAX:
+        raise SearchError("invalid_argument", f"limit must be an integer from 1 to {LIMIT_MAX}", "limit")
+
+
+def search_visible_facts(*, connection: Connection, query: str, offset: int, limit: int) -> SearchPage:
+    """Facts visible to ``connection`` whose label or value matches ``query`` (SPEC S-1 … S-3).
+
+    Raises ``SearchError("invalid_argument", …)`` for a query longer than 200
+    characters or without any term, an offset outside 0 … 10,000, or a limit
+    outside 1 … 10. The window is the first 10,000 matches in rank order.
+    """
+    _check(query, offset, limit)
+    visible = visible_facts(connection=connection)
+    indexed_type(USER_PROFILE)  # the declaration must be loaded: no silent empty search
+    # One row past the page (or past the window's end) tells whether more matches exist.
+    take = min(limit, OFFSET_MAX - offset)
+    hits = get_search_backend().search(
+        owner_id=connection.user_id,
+        query=query,
+        scopes=[SearchScope(USER_PROFILE, EXTERNAL_FACT_FIELDS, visible)],
+        offset=offset,
+        limit=take + 1,
+    )
+    more = len(hits) > take
+    ids = [hit.record_id for hit in hits[:take]]
+    found = visible.filter(pk__in=ids).in_bulk() if ids else {}
+    facts = [found[pk] for pk in ids if pk in found]
+    exhausted = more and offset + take >= OFFSET_MAX
+    return SearchPage(
+        facts=facts,
+        offset=offset,
+        next_offset=offset + take if more and not exhausted else None,
+        has_more=more,
+        window_exhausted=exhausted,
+    )

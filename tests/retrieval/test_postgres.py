@@ -1,0 +1,111 @@
+"""SPEC R-7, S-3 on PostgreSQL: pg_trgm matches Chinese, and the GIN index serves searches on a large table."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from django.db import connection as db_connection
+from django.test.utils import CaptureQueriesContext
+
+from apps.common import clock
+from apps.consent.models import FactShare
+from apps.consent.selectors import visible_facts
+from apps.memory.models import Fact
+from apps.retrieval.backends import SearchScope, get_search_backend
+from apps.retrieval.backends.postgres import TRIGRAM_INDEX
+from apps.retrieval.models import SearchProjection
+from apps.retrieval.selectors import search_visible_facts
+from apps.retrieval.services import projection_rebuild
+from tests.consent.factories import make_connection
+
+pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db]
+
+WORDS = ["tea", "coffee", "morning", "evening", "running", "reading", "music", "travel", "project", "family",
+         "喝茶", "咖啡", "早上", "晚上", "跑步", "读书", "音乐", "旅行", "工作", "项目", "会议", "家人"]
+
+
+def fetch(sql, params=()):
+    with db_connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall() if cursor.description else []
+
+
+def plan(conn, query):
+    sql, params = get_search_backend().search_sql(
+        owner_id=conn.user_id, query=query, offset=0, limit=11,
+        scopes=[SearchScope("user_profile", ("/label", "/value"), visible_facts(connection=conn))],
+    )
+    return "\n".join(row[0] for row in fetch("EXPLAIN " + sql, params))
+
+
+# SPEC S-3: the cluster's UTF-8 ctype makes CJK characters word characters for pg_trgm.
+def test_pg_trgm_makes_trigrams_of_chinese():
+    assert fetch("SELECT array_length(show_trgm(%s), 1)", ["喝咖啡"])[0][0] >= 1
+    assert fetch("SELECT similarity(%s, %s) > 0", ["我每天早上喝咖啡", "喝咖啡"])[0][0] is True
+    assert fetch("SELECT %s LIKE %s", ["我每天早上喝咖啡", "%早上喝咖啡%"])[0][0] is True
+
+
+@pytest.fixture
+def large_table(user, django_user_model):
+    """10,000 shared facts for ``user`` among 100,000 projection rows of other people."""
+    rng = random.Random(7)
+    now = clock.now()
+    conn = make_connection(user)
+
+    def text():
+        return " ".join(rng.choice(WORDS) for _ in range(4))
+
+    facts = Fact.objects.bulk_create(
+        Fact(owner=user, category="preferences", label=f"Note {n}", value=text(), created_at=now, updated_at=now)
+        for n in range(10_000)
+    )
+    rare = facts[:3]
+    for n, fact in enumerate(rare):
+        Fact.objects.filter(pk=fact.pk).update(value=f"zebra crossing 斑马线 number {n}")
+    FactShare.objects.bulk_create(FactShare(connection=conn, fact=f, fact_version=1, shared_at=now) for f in facts)
+    projection_rebuild()  # indexes the bulk-created facts (and proves the rebuild at this size)
+    others = [django_user_model.objects.create_user(username=f"other{n}").pk for n in range(20)]
+    # Other people's rows, generated in the database: four words each, "zebra 斑马线" in a few.
+    fetch(
+        f"""INSERT INTO {SearchProjection._meta.db_table} (resource_type, record_id, owner_id, field, text, updated_at)
+            SELECT 'user_profile', 1000000000 + n, (%s::bigint[])[1 + n %% 20], '/value',
+                   w[1 + n %% 22] || ' ' || w[1 + (n / 22) %% 22] || ' ' || w[1 + (n / 484) %% 22] || ' '
+                   || w[1 + (n * 7) %% 22] || CASE WHEN n %% 5000 = 0 THEN ' zebra 斑马线' ELSE '' END,
+                   now()
+            FROM generate_series(0, 99999) AS n, (SELECT %s::text[] AS w) AS words""",
+        [others, WORDS],
+    )
+    fetch("ANALYZE retrieval_searchprojection")
+    fetch("ANALYZE memory_fact")
+    fetch("ANALYZE consent_factshare")
+    return conn, rare
+
+
+# SPEC R-7, S-1 … S-3 at size. One test, because the table takes a while to build.
+def test_large_table(large_table):
+    conn, rare = large_table
+    rare_ids = sorted(f.pk for f in rare)
+
+    # A trigram-sized query is served by the GIN index, for English and for Chinese.
+    for query in ("zebra", "斑马线"):
+        explained = plan(conn, query)
+        assert TRIGRAM_INDEX in explained, explained
+        page = search_visible_facts(connection=conn, query=query, offset=0, limit=10)
+        assert sorted(f.pk for f in page.facts) == rare_ids
+
+    # A two-character query cannot use trigrams: it reads one person's rows, never the whole table.
+    explained = plan(conn, "斑马")
+    assert TRIGRAM_INDEX not in explained
+    assert "Seq Scan on retrieval_searchprojection" not in explained, explained
+    page = search_visible_facts(connection=conn, query="斑马", offset=0, limit=10)
+    assert sorted(f.pk for f in page.facts) == rare_ids
+
+    # 10,000 shared facts, queries matching thousands of them: two queries per page.
+    with CaptureQueriesContext(db_connection) as queries:
+        first = search_visible_facts(connection=conn, query="咖啡", offset=0, limit=10)
+        deep = search_visible_facts(connection=conn, query="咖啡", offset=first.next_offset, limit=10)
+        common = search_visible_facts(connection=conn, query="tea", offset=0, limit=10)
+    assert len(queries) == 6
+    assert first.has_more and deep.has_more and common.has_more
+    assert not {f.pk for f in first.facts} & {f.pk for f in deep.facts}
