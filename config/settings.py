@@ -29,6 +29,7 @@ INSTALLED_APPS = [
     "apps.consent",
     "apps.oauth",
     "apps.retrieval",
+    "apps.agents",
     "apps.mcp_server",
     "apps.ops",
 ]

@@ -1,0 +1,73 @@
+"""Agent policies are edited in admin (resources, operations, field paths); runs are inspected and ended."""
+
+from django.contrib import admin, messages
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from apps.agents.models import AgentGrant, AgentPolicy, RunSnapshot
+from apps.agents.services import runs_end
+
+
+class AgentGrantInline(admin.TabularInline):
+    model = AgentGrant
+    extra = 0
+    fields = ("resource", "can_list", "can_search", "can_read", "fields")
+
+
+@admin.register(AgentPolicy)
+class AgentPolicyAdmin(admin.ModelAdmin):
+    list_display = ("agent_id", "name", "application", "enabled", "updated_at")
+    list_filter = ("enabled",)
+    search_fields = ("agent_id", "name", "application__name", "application__client_id")
+    readonly_fields = ("updated_at",)
+    raw_id_fields = ("application",)
+    inlines = [AgentGrantInline]
+
+    def save_model(self, request, obj, form, change):
+        obj.updated_at = timezone.now()
+        super().save_model(request, obj, form, change)
+
+    def save_related(self, request, form, formsets, change):
+        super().save_related(request, form, formsets, change)
+        # A changed grant is a changed policy: the next call of every run sees it (SPEC R-4).
+        AgentPolicy.objects.filter(pk=form.instance.pk).update(updated_at=timezone.now())
+
+
+class EndedFilter(admin.SimpleListFilter):
+    title = _("state")
+    parameter_name = "state"
+
+    def lookups(self, request, model_admin):
+        return [("live", _("running")), ("ended", _("ended"))]
+
+    def queryset(self, request, queryset):
+        if self.value() == "live":
+            return queryset.filter(ended_at=None)
+        if self.value() == "ended":
+            return queryset.exclude(ended_at=None)
+        return queryset
+
+
+@admin.register(RunSnapshot)
+class RunSnapshotAdmin(admin.ModelAdmin):
+    list_display = ("run_id", "agent_key", "user", "thread_id", "started_at", "ended_at")
+    list_filter = (EndedFilter, "agent_key", "audience")
+    search_fields = ("run_id", "thread_id", "agent_key", "user__username")
+    date_hierarchy = "started_at"
+    readonly_fields = ("run_id", "thread_id", "agent_key", "agent", "user", "audience", "grant", "started_at",
+                       "ended_at")
+    actions = ["end_runs"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_end_permission(self, request):
+        return request.user.has_perm("agents.change_runsnapshot")
+
+    @admin.action(description=_("End the selected runs"), permissions=["end"])
+    def end_runs(self, request, queryset):
+        ended = runs_end(runs=list(queryset))
+        self.message_user(request, _("%(n)d runs ended.") % {"n": ended}, messages.SUCCESS)

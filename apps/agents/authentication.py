@@ -1,0 +1,62 @@
+"""Internal agents authenticate as confidential OAuth clients (client credentials), never with a shared key.
+
+DOT's ``OAuth2Authentication`` checks the bearer token (hashed storage,
+expiry, resource binding); this class then insists that the token was issued
+to a confidential client-credentials application that is an agent with a
+policy, and to no user: an assistant's token (public client, a person's
+consent) is never an agent's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from oauth2_provider.contrib.rest_framework import OAuth2Authentication
+from rest_framework.exceptions import AuthenticationFailed
+from rest_framework.permissions import BasePermission
+
+from apps.agents.models import AgentPolicy
+
+CLIENT_CREDENTIALS = "client-credentials"
+
+
+@dataclass(frozen=True)
+class Agent:
+    """``request.user`` of an internal API call."""
+
+    policy: AgentPolicy
+    is_authenticated: bool = True
+    is_anonymous: bool = False
+
+    @property
+    def agent_id(self) -> str:
+        return self.policy.agent_id
+
+
+class AgentAuthentication(OAuth2Authentication):
+    www_authenticate_realm = "internal"
+
+    def authenticate(self, request):
+        if "access_token" in request.query_params:
+            raise AuthenticationFailed("a token in the query string is refused; send it in the Authorization header")
+        result = super().authenticate(request)
+        if result is None:
+            return None
+        _, token = result
+        application = token.application
+        if (
+            token.user_id is not None
+            or application is None
+            or application.client_type != "confidential"
+            or application.authorization_grant_type != CLIENT_CREDENTIALS
+        ):
+            raise AuthenticationFailed("this token is not an internal agent's")
+        policy = AgentPolicy.objects.filter(application=application).first()
+        if policy is None:
+            raise AuthenticationFailed("this client is not a registered agent")
+        return Agent(policy), token
+
+
+class IsAgent(BasePermission):
+    def has_permission(self, request, view):
+        return isinstance(request.user, Agent)

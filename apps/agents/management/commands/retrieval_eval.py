@@ -1,0 +1,42 @@
+"""``manage.py retrieval_eval``: measure list/search/read on the fixed evaluation set.
+
+Builds synthetic bilingual users and records, asks the set's questions
+through a real agent run, prints Recall@5, the evidence hit rate, field
+violations and the paging completion rate, and rolls everything back.
+Exits 1 when a field was shown that should not have been.
+"""
+
+import json
+
+from django.core.management.base import BaseCommand, CommandError
+
+from apps.agents.evaluation import run_evaluation
+
+
+class Command(BaseCommand):
+    help = "Evaluate the unified list/search/read layer on the fixed evaluation set."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+        parser.add_argument("--verbose-failures", action="store_true", help="list every miss")
+
+    def handle(self, *args, **options):
+        report = run_evaluation()
+        figures = report.as_dict()
+        if options["json"]:
+            self.stdout.write(json.dumps(figures, ensure_ascii=False, indent=2))
+        else:
+            self.stdout.write(f"retrieval_eval: {report.users} users, {report.records} records, "
+                              f"{report.questions} questions")
+            self.stdout.write(f"Recall@5                {report.recall_at_5:.3f}  "
+                              f"({report.found_refs}/{report.expected_refs} expected refs)")
+            self.stdout.write(f"Evidence hit rate       {report.evidence_hit_rate:.3f}  "
+                              f"({report.evidence_hit}/{report.evidence_needed})")
+            self.stdout.write(f"Field violations        {report.field_violations}")
+            self.stdout.write(f"Paging completion rate  {report.paging_completion_rate:.3f}  "
+                              f"({report.paged_complete}/{report.paged_reads} reads, {report.pages} pages)")
+            if options["verbose_failures"]:
+                for failure in report.failures:
+                    self.stdout.write(f"  miss: {failure}")
+        if report.field_violations:
+            raise CommandError(f"{report.field_violations} field violations")

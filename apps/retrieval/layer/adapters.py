@@ -1,0 +1,119 @@
+"""Adapters: how the layer reaches the records of one declared type.
+
+The base class is the whole interface, with ``NotImplementedError`` hooks
+where a type has to decide for itself. ``ModelAdapter`` implements it for an
+ordinary owned Django model, which is what every built-in type is; a type
+only overrides what differs (how a field is computed, what "current" means).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import datetime
+
+from django.db import models
+
+from apps.retrieval.layer import pointers, values
+from apps.retrieval.layer.declarations import Declaration
+
+
+class Adapter:
+    """The hooks the layer calls. ``declaration`` is set when the pair is registered."""
+
+    declaration: Declaration
+    model: type[models.Model] | None = None
+
+    def records(self, user_id: int) -> models.QuerySet:
+        """Every record of this type ``user_id`` owns, current or not (a plain queryset)."""
+        raise NotImplementedError
+
+    def with_related(self, queryset: models.QuerySet) -> models.QuerySet:
+        """``queryset`` prepared for ``document`` (joins, prefetches)."""
+        return queryset
+
+    def current(self, queryset: models.QuerySet) -> models.QuerySet:
+        """Only the records that currently exist for readers (SPEC R-6: not deleted, …)."""
+        raise NotImplementedError
+
+    def is_current(self, instance) -> bool:
+        raise NotImplementedError
+
+    def document(self, instance, names: frozenset[str] | None = None) -> dict:
+        """The record as a JSON document shaped like the declaration (it may hold more).
+
+        ``names`` are the top-level fields the caller needs (``None``: all);
+        the others need not be computed, and never are when they are costly
+        (a transcript body is only fetched when ``/segments`` is wanted).
+        """
+        raise NotImplementedError
+
+    def source_version(self, instance) -> str:
+        """Changes whenever what ``document`` answers changes (SPEC R-10)."""
+        raise NotImplementedError
+
+    def status_boost(self, instance) -> float:
+        """Ranking by status (SPEC R-8): positive lifts, negative sinks. 0 by default."""
+        return 0.0
+
+    def recency(self, instance) -> datetime:
+        raise NotImplementedError
+
+    def order_field(self, path: str) -> str:
+        """The model field behind the declaration's ``order`` path."""
+        raise NotImplementedError
+
+
+class ModelAdapter(Adapter):
+    """An owned model with ``owner``, ``updated_at`` and (optionally) ``deleted_at``.
+
+    ``document`` renders each top-level declared field from the attribute of
+    the same name, or from ``field_<name>(instance)`` when the adapter defines
+    one; nested values are taken as stored and cut to the declaration later.
+    """
+
+    select_related: tuple[str, ...] = ()
+    prefetch_related: tuple[str, ...] = ()
+
+    def records(self, user_id: int) -> models.QuerySet:
+        return self.model._default_manager.filter(owner_id=user_id)
+
+    def with_related(self, qs: models.QuerySet) -> models.QuerySet:
+        if self.select_related:
+            qs = qs.select_related(*self.select_related)
+        if self.prefetch_related:
+            qs = qs.prefetch_related(*self.prefetch_related)
+        return qs
+
+    def current(self, queryset):
+        return queryset.filter(deleted_at__isnull=True)
+
+    def is_current(self, instance) -> bool:
+        return instance.deleted_at is None
+
+    def document(self, instance, names: frozenset[str] | None = None) -> dict:
+        doc = {}
+        for path in self.declaration.children[""]:
+            name = pointers.split(path)[0]
+            if names is not None and name not in names:
+                continue
+            compute = getattr(self, f"field_{name}", None)
+            if compute is not None:
+                doc[name] = compute(instance)
+            else:
+                doc[name] = values.render(self.declaration.by_path[path].type, getattr(instance, name))
+        return doc
+
+    def source_version(self, instance) -> str:
+        stamp = f"{instance.pk}|{instance.updated_at.isoformat()}|{getattr(instance, 'deleted_at', None)}"
+        return hashlib.sha256(stamp.encode()).hexdigest()[:32]
+
+    def recency(self, instance) -> datetime:
+        return instance.updated_at
+
+    def order_field(self, path: str) -> str:
+        return pointers.split(path)[0]
+
+
+def ref_of(resource_type: str, record_id) -> str:
+    """The stable reference of a record (SPEC R-2): ``<type>:<id>``."""
+    return f"{resource_type}:{record_id}"

@@ -1,0 +1,199 @@
+"""Records as JSON: cut to the readable fields, and split into fragments (SPEC R-5, R-9).
+
+``project`` builds the readable part of a document, following the
+declaration: only declared places are ever copied, a nested field only
+inside its declared parents, so undeclared keys stored in a JSON column and
+fields the caller may not read never leave this module.
+
+``units`` walks the same readable part in document order, one unit per
+container, scalar or string; ``fragment_page`` packs units into one page of
+at most ``PAGE_BYTES`` of JSON. Fragments are applied in order:
+
+* ``{"path": p, "value": v}`` sets the value at ``p`` (``[]``/``{}`` open a container;
+  array items always arrive in index order);
+* ``{"path": p, "start": s, "end": e, "length": n, "text": t}`` is the Unicode
+  characters ``[s, e)`` of the string at ``p`` (``n`` characters in all):
+  ``s == 0`` starts it, later pieces are appended, it is whole when ``e == n``;
+  with ``"json": true`` the string is the compact JSON of the value at ``p``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from apps.retrieval.layer import pointers
+from apps.retrieval.layer.declarations import Declaration
+
+PAGE_BYTES = 65_536  # SPEC R-9
+PREVIEW_CHARS = 280  # a ``text`` field in a list item
+
+
+def encode(obj) -> bytes:
+    """The exact bytes a response body holds (compact UTF-8 JSON; lone surrogates escaped)."""
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "backslashreplace")
+
+
+def size(obj) -> int:
+    return len(encode(obj))
+
+
+def _containers(leaves) -> frozenset[str]:
+    return frozenset(a for leaf in leaves for a in ("", *pointers.ancestors(leaf)))
+
+
+def project(declaration: Declaration, doc: dict, leaves, *, preview: bool = False) -> tuple[dict, list[str]]:
+    """The readable part of ``doc``, and (for previews) the paths whose text was cut."""
+    cut: list[str] = []
+    open_ = _containers(leaves)
+    leaves = frozenset(leaves)
+
+    def walk(pattern: str, value, tokens: tuple):
+        kids = declaration.children[pattern]
+        if not kids:
+            spec = declaration.by_path[pattern]
+            if preview and spec.type == "text" and isinstance(value, str) and len(value) > PREVIEW_CHARS:
+                cut.append(pointers.join(tokens))
+                return value[:PREVIEW_CHARS]
+            return value
+        kind = declaration.by_path[pattern].type if pattern else "object"
+        if kind == "array":
+            if not isinstance(value, list):
+                return None
+            return [walk(kids[0], item, (*tokens, i)) for i, item in enumerate(value)]
+        if not isinstance(value, dict):
+            return None
+        out = {}
+        for kid in kids:
+            if kid not in open_ and kid not in leaves:
+                continue
+            if preview and not declaration.by_path[kid].in_list:
+                continue
+            name = pointers.split(kid)[-1]
+            out[name] = walk(kid, value.get(name), (*tokens, name))
+        return out
+
+    return walk("", doc, ()), cut
+
+
+@dataclass(frozen=True)
+class Unit:
+    tokens: tuple  # concrete path, array indexes as ints
+    kind: str  # "open" | "value" | "text" | "json"
+    value: object
+
+    @property
+    def path(self) -> str:
+        return pointers.join(self.tokens)
+
+
+def units(declaration: Declaration, doc: dict, leaves, start: tuple = ()) -> Iterator[Unit]:
+    """The readable units of ``doc`` in document order, from the unit at ``start`` on."""
+    open_ = _containers(leaves)
+    leaves = frozenset(leaves)
+
+    def walk(pattern: str, value, tokens: tuple, seek):
+        # seek: None → emit everything; () → this node is the first to emit; (…) → descend toward it.
+        kids = declaration.children[pattern]
+        if not kids:
+            if pattern in leaves and not seek:
+                kind = declaration.by_path[pattern].type
+                if kind == "json":
+                    yield Unit(tokens, "json", value)
+                else:
+                    yield Unit(tokens, "text" if isinstance(value, str) else "value", value)
+            return
+        if pattern not in open_:
+            return
+        kind = declaration.by_path[pattern].type if pattern else "object"
+        shaped = isinstance(value, list) if kind == "array" else isinstance(value, dict)
+        if not seek:
+            if pattern:
+                yield Unit(tokens, "open" if shaped else "value", ([] if kind == "array" else {}) if shaped else None)
+            seek = None
+        if not shaped:
+            return
+        if kind == "array":
+            first = seek[0] if seek else 0
+            if not isinstance(first, int):
+                return
+            for index in range(first, len(value)):
+                inner = seek[1:] if seek and index == first else None
+                yield from walk(kids[0], value[index], (*tokens, index), inner)
+            return
+        names = [pointers.split(kid)[-1] for kid in kids]
+        begin = names.index(seek[0]) if seek and seek[0] in names else (len(names) if seek else 0)
+        for position in range(begin, len(kids)):
+            inner = seek[1:] if seek and position == begin else None
+            yield from walk(kids[position], value.get(names[position]), (*tokens, names[position]), inner)
+
+    yield from walk("", doc, (), tuple(start) if start else None)
+
+
+def _str_bytes(text: str) -> int:
+    return len(json.dumps(text, ensure_ascii=False).encode("utf-8", "backslashreplace")) - 2
+
+
+def _fit(text: str, begin: int, room: int) -> int:
+    """How many characters of ``text`` from ``begin`` fit in ``room`` bytes of JSON string."""
+    rest = len(text) - begin
+    if _str_bytes(text[begin:]) <= room:
+        return rest
+    low, high = 0, min(rest, room)
+    while low < high:
+        mid = (low + high + 1) // 2
+        if _str_bytes(text[begin:begin + mid]) <= room:
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+@dataclass
+class Packed:
+    fragments: list
+    positions: list  # (tokens, offset) where each fragment starts
+    next_position: tuple | None  # (tokens, offset) of the first unit not (wholly) packed
+
+
+def fragment_page(stream: Iterator[Unit], *, start: tuple = (), offset: int = 0, budget: int) -> Packed:
+    """Pack units from ``stream`` into at most ``budget`` bytes of comma-separated fragment JSON."""
+    packed = Packed([], [], None)
+    used = 0
+    for unit in stream:
+        comma = 1 if packed.fragments else 0
+        begin = offset if unit.tokens == tuple(start) else 0
+        text = None
+        if unit.kind == "json":
+            text = json.dumps(unit.value, ensure_ascii=False, separators=(",", ":"))
+        elif unit.kind == "text":
+            text = unit.value
+        if unit.kind in ("open", "value") or (begin == 0 and unit.kind in ("text", "json")):
+            whole = {"path": unit.path, "value": unit.value}
+            cost = comma + size(whole)
+            if used + cost <= budget:
+                packed.fragments.append(whole)
+                packed.positions.append((unit.tokens, 0))
+                used += cost
+                continue
+            if text is None:
+                packed.next_position = (unit.tokens, 0)
+                return packed
+        # A string that does not fit whole: as many characters as the page still holds.
+        frame = {"path": unit.path, "start": begin, "end": len(text), "length": len(text), "text": ""}
+        if unit.kind == "json":
+            frame["json"] = True
+        room = budget - used - comma - size(frame)
+        take = _fit(text, begin, room) if room > 0 else 0
+        if take <= 0:
+            packed.next_position = (unit.tokens, begin)
+            return packed
+        frame.update(end=begin + take, text=text[begin:begin + take])
+        packed.fragments.append(frame)
+        packed.positions.append((unit.tokens, begin))
+        used += comma + size(frame)
+        if begin + take < len(text):
+            packed.next_position = (unit.tokens, begin + take)
+            return packed
+    return packed

@@ -1,0 +1,78 @@
+"""Which resource types exist: each a (declaration, adapter) pair (SPEC R-1).
+
+The built-in types register themselves from ``apps.retrieval.layer.resources``,
+one module each, discovered on first use. A new type is a new module there (a
+declaration and an adapter) and nothing else.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from apps.retrieval.layer.adapters import Adapter
+from apps.retrieval.layer.declarations import Declaration, DeclarationError
+
+
+@dataclass(frozen=True)
+class Resource:
+    declaration: Declaration
+    adapter: Adapter
+
+    @property
+    def type(self) -> str:
+        return self.declaration.type
+
+
+class Registry:
+    def __init__(self, package: str | None = None):
+        self._package = package
+        self._loaded = package is None
+        self._resources: dict[str, Resource] = {}
+
+    def _load(self) -> None:
+        if self._loaded:
+            return
+        self._loaded = True
+        package = importlib.import_module(self._package)
+        for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
+            importlib.import_module(f"{self._package}.{info.name}")
+
+    def register(self, declaration: Declaration, adapter: Adapter) -> Resource:
+        if declaration.type in self._resources:
+            raise DeclarationError(f"resource type {declaration.type!r} is already registered")
+        adapter.declaration = declaration
+        resource = Resource(declaration, adapter)
+        self._resources[declaration.type] = resource
+        return resource
+
+    def unregister(self, resource_type: str) -> None:
+        self._resources.pop(resource_type, None)
+
+    @contextmanager
+    def temporarily(self, declaration: Declaration, adapter: Adapter):
+        """Register a type for the length of a block (tests)."""
+        self._load()
+        resource = self.register(declaration, adapter)
+        try:
+            yield resource
+        finally:
+            self.unregister(declaration.type)
+
+    def get(self, resource_type: str) -> Resource | None:
+        self._load()
+        return self._resources.get(resource_type)
+
+    def all(self) -> list[Resource]:
+        self._load()
+        return [self._resources[name] for name in sorted(self._resources)]
+
+    def for_instance(self, instance) -> list[Resource]:
+        """The types a stored record belongs to (for the search projection's listener)."""
+        self._load()
+        return [r for r in self.all() if r.adapter.model is not None and isinstance(instance, r.adapter.model)]
+
+
+registry = Registry("apps.retrieval.layer.resources")

@@ -1,0 +1,109 @@
+"""``transcript``: speaker-segmented text; the body is read whole from object storage (SPEC R-12)."""
+
+import hashlib
+import threading
+from collections import OrderedDict
+
+from django.core.files.storage import default_storage
+
+from apps.memory.models import Transcript
+from apps.memory.services.resources import transcript_segments
+from apps.memory.storage import TranscriptBodyCorrupt, TranscriptBodyMissing
+from apps.retrieval.layer.adapters import ModelAdapter
+from apps.retrieval.layer.declarations import ALL_FIELDS, Declaration, Field, Filter
+from apps.retrieval.layer.errors import LayerError
+from apps.retrieval.layer.registry import registry
+from apps.retrieval.layer.resources._common import TIMESTAMPS, UPDATED_FILTERS
+
+DECLARATION = Declaration(
+    type="transcript",
+    description="What was said, word for word: segments with speaker and time offsets.",
+    fields=(
+        Field("/title", "string", searchable=True),
+        Field("/language", "string"),
+        Field("/recorded_at", "timestamp"),
+        Field("/duration_seconds", "integer"),
+        Field("/speakers", "array"),
+        Field("/speakers/*", "string"),
+        Field("/segments", "array", in_list=False, description="the whole body; read it page by page"),
+        Field("/segments/*", "object"),
+        Field("/segments/*/speaker", "string"),
+        Field("/segments/*/start_ms", "integer"),
+        Field("/segments/*/end_ms", "integer"),
+        Field("/segments/*/text", "text", searchable=True),
+        *TIMESTAMPS,
+    ),
+    filters=(
+        Filter("recorded_after", "timestamp", field="/recorded_at", lookup="recorded_at__gte"),
+        Filter("recorded_before", "timestamp", field="/recorded_at", lookup="recorded_at__lt"),
+        Filter("language", "string", field="/language", lookup="language"),
+        *UPDATED_FILTERS,
+    ),
+    readable={"internal": ALL_FIELDS},  # never external (SPEC R-11)
+    title="/title",
+    order="/recorded_at",
+    rank_weight=0.04,
+)
+
+
+class _RecentBodies:
+    """The last few bodies read, parsed, keyed by (object path, SHA-256).
+
+    Paging through a long transcript reads the same body once per page; this
+    keeps a few in memory so a 5 MB body is not fetched and parsed again for
+    each of its ~100 pages. Keyed by the digest recorded with the row, so it
+    can never answer other content; the object's existence is still checked
+    on every read, so a deleted object is an error on the very next page. A
+    pure per-process cache: nothing depends on it being warm.
+    """
+
+    def __init__(self, entries: int = 4, max_body_bytes: int = 16 * 1024 * 1024):
+        self._items: OrderedDict = OrderedDict()
+        self._lock = threading.Lock()
+        self._entries, self._max_body_bytes = entries, max_body_bytes
+
+    def get(self, transcript):
+        key = (transcript.body_path, transcript.body_sha256)
+        with self._lock:
+            segments = self._items.get(key)
+            if segments is not None:
+                self._items.move_to_end(key)
+        if segments is not None and not default_storage.exists(transcript.body_path):
+            raise TranscriptBodyMissing(transcript.body_path)
+        if segments is None:
+            segments = transcript_segments(transcript)
+            if transcript.body_bytes <= self._max_body_bytes:
+                with self._lock:
+                    self._items[key] = segments
+                    while len(self._items) > self._entries:
+                        self._items.popitem(last=False)
+        return segments
+
+
+_bodies = _RecentBodies()
+
+
+class TranscriptAdapter(ModelAdapter):
+    model = Transcript
+
+    def field_segments(self, transcript):
+        ref = f"transcript:{transcript.pk}"
+        try:
+            segments = _bodies.get(transcript)
+        except TranscriptBodyMissing:
+            raise LayerError("body_missing", f"the body of {ref} is missing from storage") from None
+        except TranscriptBodyCorrupt:
+            raise LayerError("body_corrupt", f"the body of {ref} does not match its digest") from None
+        return [
+            {"speaker": s.get("speaker", ""), "start_ms": s.get("start_ms"), "end_ms": s.get("end_ms"),
+             "text": s.get("text", "")}
+            for s in segments
+        ]
+
+    def source_version(self, transcript) -> str:
+        # The body is part of the record: a replaced object is a changed source.
+        base = super().source_version(transcript)
+        return hashlib.sha256(f"{base}|{transcript.body_sha256}".encode()).hexdigest()[:32]
+
+
+registry.register(DECLARATION, TranscriptAdapter())

@@ -1,0 +1,160 @@
+"""``search(query, resource?, top_k?)`` across the types a caller may search (SPEC R-5 … R-8).
+
+1. Field permissions first (SPEC R-5): per type, only the searchable fields
+   the caller may read are handed to the search backend, which matches only
+   projection rows of those fields. Text of any other field never takes part.
+2. Candidates come from the projection and are confirmed against the source
+   record (SPEC R-6): the backend already restricts them to the owner's
+   current records; here each is loaded again, checked current, and its
+   *current* readable text must still contain every query term — a stale
+   projection row can neither add nor keep a match.
+3. Ranking across types (SPEC R-8, ``ranking``), de-duplication by ref, then
+   the cut to ``top_k`` and to ``SEARCH_BYTES`` of JSON.
+
+A hit shows only readable fields: its title, status and time when readable,
+and a snippet cut from the readable field that matched.
+"""
+
+from __future__ import annotations
+
+from apps.common import clock
+from apps.retrieval.layer import documents, pointers
+from apps.retrieval.layer.access import Access, TypeView, require, views
+from apps.retrieval.layer.errors import LayerError
+from apps.retrieval.layer.parsing import SearchRequest
+from apps.retrieval.layer.ranking import Candidate, rank
+
+SEARCH_BYTES = 16_384
+CANDIDATE_POOL = 200  # candidates taken from the backend before ranking
+SNIPPET_CHARS = 200
+TITLE_CHARS = 200
+
+
+def _backend():
+    from apps.retrieval.backends import SearchScope, get_search_backend
+    from apps.retrieval.indexing import normalize, query_terms
+
+    try:
+        return get_search_backend(), SearchScope, normalize, query_terms
+    except NotImplementedError as exc:
+        raise LayerError("search_unavailable", str(exc)) from None
+
+
+def searchable_fields(v: TypeView) -> tuple[str, ...]:
+    """The fields of ``v``'s type that this caller may both read and search by (SPEC R-5)."""
+    return tuple(path for path in v.resource.declaration.searchable if path in v.leaves)
+
+
+def texts_at(doc: dict, pattern: str) -> list[tuple[str, str]]:
+    """(concrete path, string) for every string at ``pattern`` in ``doc``."""
+    found = [((), doc)]
+    for token in pointers.split(pattern):
+        step = []
+        for tokens, value in found:
+            if token == pointers.WILDCARD and isinstance(value, list):
+                step += [((*tokens, i), item) for i, item in enumerate(value)]
+            elif isinstance(value, dict) and token in value:
+                step.append(((*tokens, token), value[token]))
+        found = step
+    return [(pointers.join(tokens), value) for tokens, value in found if isinstance(value, str) and value]
+
+
+def _snippet(text: str, term: str) -> str:
+    at = max(text.casefold().find(term), 0)
+    begin = max(at - SNIPPET_CHARS // 3, 0)
+    piece = text[begin:begin + SNIPPET_CHARS]
+    return ("…" if begin else "") + piece + ("…" if begin + SNIPPET_CHARS < len(text) else "")
+
+
+def _confirm(v: TypeView, doc: dict, terms: list[str], normalize) -> dict | None:
+    """The snippet proving the match in the current readable text, or None if it no longer matches."""
+    fields = searchable_fields(v)
+    joined = {path: normalize("\n".join(text for _, text in texts_at(doc, path))) for path in fields}
+    if not all(any(term in text for text in joined.values()) for term in terms):
+        return None
+    for path in fields:
+        for concrete, text in texts_at(doc, path):
+            if terms[0] in normalize(text):
+                return {"path": concrete, "text": _snippet(text, terms[0])}
+    return {"path": fields[0], "text": ""}  # every term matched, none within one string
+
+
+def _hit(v: TypeView, instance, doc: dict, candidate: Candidate, snippet: dict) -> dict:
+    declaration = v.resource.declaration
+    hit = {"ref": candidate.ref, "type": v.type, "score": candidate.rank}
+    title = declaration.title
+    if title and title in v.leaves and isinstance(doc.get(title[1:]), str):
+        hit["title"] = doc[title[1:]][:TITLE_CHARS]
+    for name in ("status", "updated_at"):
+        if f"/{name}" in v.leaves and f"/{name}" in declaration.by_path:
+            hit[name] = doc.get(name)
+    hit["snippet"] = snippet
+    return hit
+
+
+def search(access: Access, request: SearchRequest) -> dict:
+    backend, SearchScope, normalize, query_terms = _backend()
+    if request.resource is not None:
+        targets = [require(access, request.resource, "search", pointer="/resource")]
+    else:
+        targets = [v for v in views(access) if "search" in v.operations]
+        if not targets:
+            raise LayerError("operation_not_permitted", "this run may not search any resource type")
+    terms = query_terms(request.query)
+    if not terms:
+        raise LayerError("invalid_value", "the query has nothing to search for", pointer="/query")
+    by_type = {v.type: v for v in targets}
+    scopes = []
+    for v in targets:
+        fields = searchable_fields(v)
+        if fields:
+            adapter = v.resource.adapter
+            scopes.append(SearchScope(v.type, fields, adapter.current(adapter.records(access.user_id))))
+    answer = {"query": request.query, "hits": [], "truncated": False}
+    if not scopes:
+        return answer
+    try:
+        found = backend.search(owner_id=access.user_id, query=request.query, scopes=scopes, offset=0,
+                               limit=CANDIDATE_POOL)
+    except KeyError as exc:  # a type the projection was never told about
+        raise LayerError("search_unavailable", f"the search projection does not index {exc}") from None
+    ids: dict[str, list[int]] = {}
+    for hit in found:
+        ids.setdefault(hit.resource_type, []).append(hit.record_id)
+    loaded = {}
+    for name, record_ids in ids.items():
+        adapter = by_type[name].resource.adapter
+        qs = adapter.with_related(adapter.records(access.user_id)).filter(pk__in=record_ids)
+        loaded.update({(name, obj.pk): obj for obj in qs})
+    candidates, proofs = [], {}
+    for hit in found:
+        v, instance = by_type[hit.resource_type], loaded.get((hit.resource_type, hit.record_id))
+        if instance is None or not v.resource.adapter.is_current(instance):
+            continue  # SPEC R-6: gone, deleted or no longer current since it was indexed
+        doc = v.resource.adapter.document(instance, v.readable_top_level())
+        snippet = _confirm(v, doc, terms, normalize)
+        if snippet is None:
+            continue
+        candidate = Candidate(
+            ref=f"{v.type}:{instance.pk}", resource_type=v.type, record_id=instance.pk, lexical=hit.score,
+            status_boost=v.resource.adapter.status_boost(instance),
+            changed_at=v.resource.adapter.recency(instance), type_weight=v.resource.declaration.rank_weight,
+        )
+        candidates.append(candidate)
+        proofs[candidate.ref] = (v, instance, doc, snippet)
+    ranked = rank(candidates, now=clock.now())
+    budget = SEARCH_BYTES - documents.size(answer)
+    used = 0
+    for candidate in ranked:
+        if len(answer["hits"]) == request.top_k:
+            answer["truncated"] = True
+            break
+        v, instance, doc, snippet = proofs[candidate.ref]
+        item = _hit(v, instance, doc, candidate, snippet)
+        cost = documents.size(item) + (1 if answer["hits"] else 0)
+        if used + cost > budget:
+            answer["truncated"] = True
+            break
+        answer["hits"].append(item)
+        used += cost
+    return answer

@@ -1,0 +1,147 @@
+"""The internal API over HTTP: agent authentication, runs, strict bodies, OpenAPI (SPEC R-2 … R-4, R-9)."""
+
+import json
+import secrets
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+from oauth2_provider.models import get_access_token_model, get_application_model
+
+from apps.memory import services
+from apps.retrieval.layer.documents import PAGE_BYTES
+from tests.agents.builders import agent_token, make_agent
+from tests.retrieval.layer.builders import T0
+
+pytestmark = pytest.mark.django_db
+
+
+class Agent:
+    def __init__(self, client, token):
+        self.client, self.headers = client, {"HTTP_AUTHORIZATION": f"Bearer {token}"}
+
+    def post(self, url, body, raw: bytes | None = None, content_type="application/json"):
+        data = raw if raw is not None else json.dumps(body)
+        return self.client.post(url, data=data, content_type=content_type, **self.headers)
+
+    def start(self, user, thread="thread-1"):
+        response = self.post("/internal/runs", {"thread_id": thread, "user": user.pk})
+        assert response.status_code == 201, response.content
+        return response.json()["run_id"]
+
+
+@pytest.fixture
+def agent(client):
+    policy = make_agent()
+    return Agent(client, agent_token(policy))
+
+
+def _error(response):
+    return response.status_code, response.json()["error"]["code"], response.json()["error"].get("pointer")
+
+
+def test_a_run_lists_searches_reads_and_ends(agent, user):  # SPEC R-2, R-4
+    todo = services.todo_create(owner=user, title="买机票 book the flights", notes="window seat")
+    run = agent.start(user)
+    base = f"/internal/runs/{run}"
+    catalog = agent.post(f"{base}/list", {"thread_id": "thread-1"}).json()
+    assert len(catalog["resources"]) == 9
+    page = agent.post(f"{base}/list", {"thread_id": "thread-1", "resource": "todo"}).json()
+    assert [item["ref"] for item in page["items"]] == [f"todo:{todo.pk}"]
+    hits = agent.post(f"{base}/search", {"thread_id": "thread-1", "query": "机票"}).json()["hits"]
+    assert [hit["ref"] for hit in hits] == [f"todo:{todo.pk}"]
+    read = agent.post(f"{base}/read", {"thread_id": "thread-1", "ref": f"todo:{todo.pk}"})
+    assert read["Content-Type"] == "application/json" and read.json()["data"]["notes"] == "window seat"
+    ended = agent.post(f"{base}/end", {"thread_id": "thread-1"})
+    assert ended.status_code == 200 and ended.json()["ended_at"]
+    assert _error(agent.post(f"{base}/read", {"thread_id": "thread-1", "ref": f"todo:{todo.pk}"})) == (
+        403, "run_ended", None)
+
+
+def test_run_refusals_over_http(agent, client, user):  # SPEC R-4
+    run = agent.start(user)
+    assert _error(agent.post(f"/internal/runs/{run}/list", {"thread_id": "other"})) == (
+        403, "run_mismatch", "/thread_id")
+    missing = "/internal/runs/00000000-0000-4000-8000-000000000000/list"
+    assert _error(agent.post(missing, {"thread_id": "thread-1"}))[:2] == (403, "run_missing")
+    other = Agent(client, agent_token(make_agent("summarizer")))
+    assert _error(other.post(f"/internal/runs/{run}/list", {"thread_id": "thread-1"}))[:2] == (403, "run_mismatch")
+    assert _error(agent.post("/internal/runs", {"thread_id": "t", "user": 10**9})) == (400, "invalid_value", "/user")
+
+
+def test_bodies_are_parsed_strictly(agent, user):  # SPEC R-3
+    run = agent.start(user)
+    url = f"/internal/runs/{run}/search"
+    assert _error(agent.post(url, None, raw=b'{"thread_id":"thread-1","query":"a","query":"b"}')) == (
+        400, "duplicate_key", "/query")
+    assert _error(agent.post(url, {"thread_id": "thread-1", "query": "a", "limit": 3})) == (
+        400, "unknown_key", "/limit")
+    assert _error(agent.post(url, {"thread_id": None, "query": "a"})) == (400, "null_not_allowed", "/thread_id")
+    assert _error(agent.post(url, {"query": "a"})) == (400, "missing_key", "/thread_id")
+    assert _error(agent.post(url, None, raw=b"query=a", content_type="application/x-www-form-urlencoded"))[:2] == (
+        415, "unsupported_media_type")
+    assert _error(agent.post(url, None, raw=b"{")) == (400, "malformed_json", "")
+    listing = f"/internal/runs/{run}/list"
+    assert _error(agent.post(listing, {"thread_id": "thread-1", "resource": "todo",
+                                       "filters": {"due_before": "tomorrow"}})) == (
+        400, "invalid_timestamp", "/filters/due_before")
+
+
+def test_a_long_read_pages_within_the_byte_limit_over_http(agent, user):  # SPEC R-9
+    memo = services.voice_memo_create(owner=user, title="diary", text="日记" * 100_000, recorded_at=T0)
+    run = agent.start(user)
+    body, text = {"thread_id": "thread-1", "ref": f"voice_memo:{memo.pk}"}, ""
+    while True:
+        response = agent.post(f"/internal/runs/{run}/read", body)
+        assert response.status_code == 200 and len(response.content) <= PAGE_BYTES
+        page = response.json()
+        text += "".join(f.get("text", "") for f in page["fragments"] if f["path"] == "/text")
+        if page["complete"]:
+            break
+        body["cursor"] = page["next_cursor"]
+    assert text == memo.text
+
+
+def test_only_an_agents_client_credentials_token_is_accepted(client, user):  # internal agent identity
+    policy = make_agent()
+    url = "/internal/runs"
+    body = json.dumps({"thread_id": "t", "user": user.pk})
+    assert client.post(url, body, content_type="application/json").status_code == 401
+    assert client.post(url, body, content_type="application/json",
+                       HTTP_AUTHORIZATION="Bearer not-a-token").status_code == 401
+    expired = agent_token(policy, expires_in=-1)
+    assert client.post(url, body, content_type="application/json",
+                       HTTP_AUTHORIZATION=f"Bearer {expired}").status_code == 401
+    good = agent_token(policy)
+    assert client.post(f"{url}?access_token={good}", body, content_type="application/json").status_code == 401
+    # An assistant's token (a public client, a person's consent) is not an agent's.
+    assistant = get_application_model().objects.create(
+        name="assistant", client_type="public", authorization_grant_type="authorization-code",
+        redirect_uris="http://127.0.0.1:9/cb", client_secret="", hash_client_secret=False)
+    raw = secrets.token_urlsafe(32)
+    get_access_token_model().objects.create(token=raw, application=assistant, user=user, scope="profile:read",
+                                            expires=timezone.now() + timedelta(minutes=5))
+    assert client.post(url, body, content_type="application/json",
+                       HTTP_AUTHORIZATION=f"Bearer {raw}").status_code == 401
+    # A confidential client that is no registered agent neither.
+    stranger = get_application_model().objects.create(name="x", client_type="confidential",
+                                                      authorization_grant_type="client-credentials")
+    raw = secrets.token_urlsafe(32)
+    get_access_token_model().objects.create(token=raw, application=stranger, scope="",
+                                            expires=timezone.now() + timedelta(minutes=5))
+    assert client.post(url, body, content_type="application/json",
+                       HTTP_AUTHORIZATION=f"Bearer {raw}").status_code == 401
+    assert client.post(url, body, content_type="application/json",
+                       HTTP_AUTHORIZATION=f"Bearer {good}").status_code == 201
+
+
+def test_the_api_is_described_by_openapi(agent, client):
+    schema = agent.client.get("/internal/openapi.json", **agent.headers).json()
+    assert schema["openapi"] == "3.1.0"
+    assert set(schema["paths"]) == {"/runs", "/runs/{run_id}/list", "/runs/{run_id}/search",
+                                    "/runs/{run_id}/read", "/runs/{run_id}/end"}
+    search = schema["paths"]["/runs/{run_id}/search"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    assert search["additionalProperties"] is False and len(search["properties"]["resource"]["enum"]) == 9
+    validator = pytest.importorskip("openapi_spec_validator")
+    validator.validate(schema)
+    assert client.get("/internal/openapi.json").status_code == 401

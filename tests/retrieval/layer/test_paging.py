@@ -1,0 +1,118 @@
+"""Long records: fragments, cursors, byte budget, storage (SPEC R-9, R-10, R-12)."""
+
+import json
+import random
+
+import pytest
+
+from apps.agents.services import policy_grant_set
+from apps.memory import services, storage
+from apps.memory.models import Transcript
+from apps.retrieval.layer import LayerError
+from apps.retrieval.layer.documents import PAGE_BYTES
+from apps.retrieval.layer.registry import registry
+from tests.retrieval.layer.builders import OPS, T0, access, call, read_all, reassemble
+
+pytestmark = pytest.mark.django_db
+
+# Characters that cost 1, 2 (escaped), 3 (CJK), 4 (emoji) and 6 (escaped control) bytes of JSON.
+ALPHABET = "abc xyz 提醒方案评审决定先做本地推送 \"quote\" back\\slash\nnew line \u2028 😀🎉 \x07 é ß"
+
+
+def _segments(total_bytes: int, seed: int = 7) -> list[dict]:
+    rng = random.Random(seed)
+    segments, size, offset = [], 0, 0
+    while size < total_bytes:
+        n = rng.choice((5, 40, 200, 900, 4000))
+        text = "".join(rng.choice(ALPHABET) for _ in range(n))
+        segments.append({"speaker": rng.choice(["林若溪", "Alex", "王小明"]), "start_ms": offset,
+                         "end_ms": offset + 1000, "text": text})
+        offset += 1000
+        size += len(text.encode())
+    # One segment far longer than a page: it must be split across pages.
+    segments.append({"speaker": "Alex", "start_ms": offset, "end_ms": offset + 1, "text": "长" * 150_000})
+    return segments
+
+
+def _page_bytes(page: dict) -> int:
+    return len(json.dumps(page, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+
+
+def test_a_5mb_transcript_reads_completely_and_byte_for_byte(user):  # SPEC R-9, R-10, R-12
+    segments = _segments(5 * 1024 * 1024)
+    transcript = services.transcript_create(owner=user, title="All-hands", recorded_at=T0, segments=segments)
+    stored = storage.body_read(path=transcript.body_path, sha256=transcript.body_sha256)
+    assert len(stored) > 5 * 1024 * 1024
+
+    doc, pages = read_all(access(user), f"transcript:{transcript.pk}")
+
+    assert len(pages) > 80
+    assert all(_page_bytes(page) <= PAGE_BYTES for page in pages)
+    assert [page["complete"] for page in pages] == [False] * (len(pages) - 1) + [True]
+    assert pages[-1]["next_cursor"] is None and all(page["next_cursor"] for page in pages[:-1])
+    body = json.dumps({"segments": doc["segments"]}, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    assert body == stored
+    assert doc["title"] == "All-hands" and doc["speakers"] == sorted({"Alex", "王小明", "林若溪"})
+    split = [f for page in pages for f in page["fragments"] if f["path"] == f"/segments/{len(segments) - 1}/text"]
+    assert len(split) > 1 and split[-1]["end"] == split[-1]["length"] == 150_000
+
+
+def test_a_short_record_is_whole_in_one_answer(user):  # SPEC R-9
+    transcript = services.transcript_create(owner=user, title="short", recorded_at=T0,
+                                            segments=[{"speaker": "A", "start_ms": 0, "end_ms": 1, "text": "hi"}])
+    page = call(access(user), "read", ref=f"transcript:{transcript.pk}")
+    assert page["complete"] is True and page["next_cursor"] is None
+    assert page["data"]["segments"] == [{"speaker": "A", "start_ms": 0, "end_ms": 1, "text": "hi"}]
+
+
+def test_a_missing_body_is_an_explicit_error(user):  # SPEC R-12
+    transcript = services.transcript_create(owner=user, title="lost", recorded_at=T0, segments=_segments(100_000))
+    first = call(access(user), "read", ref=f"transcript:{transcript.pk}")
+    storage.body_delete(path=transcript.body_path)
+    for cursor in (first["next_cursor"], None):  # the next page, and a fresh read
+        with pytest.raises(LayerError) as refused:
+            call(access(user), "read", ref=f"transcript:{transcript.pk}", **({"cursor": cursor} if cursor else {}))
+        assert refused.value.code == "body_missing"
+    # Its metadata is still readable to whoever is not asking for the body.
+    meta = access(user, {"transcript": {"operations": OPS, "fields": ["/title"]}})
+    assert call(meta, "read", ref=f"transcript:{transcript.pk}")["data"] == {"title": "lost"}
+
+
+def test_a_source_changed_between_pages_is_an_explicit_error(user):  # SPEC R-10
+    transcript = services.transcript_create(owner=user, title="long", recorded_at=T0, segments=_segments(200_000))
+    acc = access(user)
+    first = call(acc, "read", ref=f"transcript:{transcript.pk}")
+    Transcript.objects.filter(pk=transcript.pk).update(title="renamed", updated_at=T0)
+    with pytest.raises(LayerError) as refused:
+        call(acc, "read", ref=f"transcript:{transcript.pk}", cursor=first["next_cursor"])
+    assert (refused.value.code, refused.value.pointer) == ("source_changed", "/cursor")
+
+
+def test_withdrawing_a_field_mid_read_hides_it_on_the_next_page(user, agent):  # SPEC R-4, R-10
+    from apps.agents.services import run_access, run_start
+
+    transcript = services.transcript_create(owner=user, title="long", recorded_at=T0, segments=_segments(300_000))
+    run = run_start(policy=agent, user_id=user.pk, thread_id="t-1")
+    acc = run_access(policy=agent, run_id=run.run_id, thread_id="t-1")
+    first = call(acc, "read", ref=f"transcript:{transcript.pk}")
+    assert any(f["path"].endswith("/speaker") for f in first["fragments"])
+
+    policy_grant_set(policy=agent, resource="transcript", operations=OPS,
+                     fields=["/title", "/segments/*/text", "/segments/*/start_ms"])
+    acc = run_access(policy=agent, run_id=run.run_id, thread_id="t-1")
+    pages = [call(acc, "read", ref=f"transcript:{transcript.pk}", cursor=first["next_cursor"])]
+    while pages[-1]["next_cursor"]:
+        pages.append(call(acc, "read", ref=f"transcript:{transcript.pk}", cursor=pages[-1]["next_cursor"]))
+    later = [f for page in pages for f in page["fragments"]]
+    assert later and not any(f["path"].endswith(("/speaker", "/end_ms")) for f in later)
+    kept = {"/title", "/segments/*/text", "/segments/*/start_ms"}
+    assert pages[0]["withheld"] == sorted(set(registry.get("transcript").declaration.leaves) - kept)
+    doc = reassemble(first["fragments"] + later)
+    assert all("text" in segment for segment in doc["segments"])
+
+    # Growing the grant back within the snapshot does not silently widen a read already under way.
+    policy_grant_set(policy=agent, resource="transcript", operations=OPS, fields=["*"])
+    acc = run_access(policy=agent, run_id=run.run_id, thread_id="t-1")
+    with pytest.raises(LayerError) as refused:
+        call(acc, "read", ref=f"transcript:{transcript.pk}", cursor=pages[0]["next_cursor"] or first["next_cursor"])
+    assert refused.value.code == "fields_changed"

@@ -1,0 +1,110 @@
+"""search(query, resource?, top_k?) (SPEC R-5 … R-8)."""
+
+import json
+from datetime import timedelta
+
+import pytest
+
+from apps.memory import services
+from apps.retrieval.layer import LayerError
+from apps.retrieval.layer.searching import SEARCH_BYTES
+from tests.retrieval.layer.builders import OPS, T0, access, call, meeting
+
+pytestmark = pytest.mark.django_db
+
+
+def refs(answer) -> list[str]:
+    return [hit["ref"] for hit in answer["hits"]]
+
+
+def test_a_keyword_only_in_an_unreadable_field_matches_nothing(user):  # SPEC R-5
+    todo = services.todo_create(owner=user, title="更新推送配置", notes="内部联系人 13800000000 Zephyrine")
+    titles_only = access(user, {"todo": {"operations": OPS, "fields": ["/title", "/status"]}})
+    with_notes = access(user, {"todo": {"operations": OPS, "fields": ["/title", "/notes"]}})
+    # No existence oracle: the record does not come back, under any query that only its notes match.
+    for query in ("Zephyrine", "13800000000", "推送 Zephyrine"):
+        assert call(titles_only, "search", query=query)["hits"] == []
+        assert call(titles_only, "search", query=query, resource="todo")["hits"] == []
+    # The caller who may read the notes finds it, snippet taken from them.
+    found = call(with_notes, "search", query="zephyrine")
+    assert refs(found) == [f"todo:{todo.pk}"]
+    assert found["hits"][0]["snippet"]["path"] == "/notes"
+    assert "Zephyrine" in found["hits"][0]["snippet"]["text"]
+    # Both callers find it by its title; the narrow one sees no notes in the hit.
+    hit = call(titles_only, "search", query="推送配置")["hits"][0]
+    assert hit["snippet"] == {"path": "/title", "text": "更新推送配置"} and "Zephyrine" not in str(hit)
+
+
+def test_nested_fields_are_matched_only_where_granted(user):  # SPEC R-5
+    episode = meeting(user)["episode"]
+    names_only = access(user, {"episode": {"operations": OPS, "fields": ["/participants/*/display_name"]}})
+    assert refs(call(names_only, "search", query="Alex Zhang")) == [f"episode:{episode.pk}"]
+    assert call(names_only, "search", query="本地推送")["hits"] == []  # only in the summary
+    # A grant of a sibling path opens neither the parent objects nor the names beside it.
+    roles_only = access(user, {"episode": {"operations": OPS, "fields": ["/participants/*/role"]}})
+    assert call(roles_only, "search", query="Alex", resource="episode")["hits"] == []
+    assert call(roles_only, "read", ref=f"episode:{episode.pk}")["data"] == {
+        "participants": [{"role": "host"}, {"role": "data"}]}
+
+
+def test_a_todo_marked_done_after_indexing_comes_back_with_its_current_status(user):  # SPEC R-6
+    todo = services.todo_create(owner=user, title="Renew the passport")
+    acc = access(user)
+    assert call(acc, "search", query="passport")["hits"][0]["status"] == "open"
+    services.todo_update(todo=todo, status="done")
+    hit = call(acc, "search", query="passport")["hits"][0]
+    assert (hit["ref"], hit["status"]) == (f"todo:{todo.pk}", "done")
+    assert call(acc, "read", ref=hit["ref"])["data"]["status"] == "done"
+
+
+def test_candidates_are_confirmed_against_the_source_record(user, other_user):  # SPEC R-6
+    kept = services.voice_memo_create(owner=user, title="Quokka idea", text="a quokka app", recorded_at=T0)
+    deleted = services.voice_memo_create(owner=user, title="Quokka draft", text="old", recorded_at=T0)
+    services.voice_memo_create(owner=other_user, title="Quokka of bob", text="bob's", recorded_at=T0)
+    services.resource_delete(instance=deleted)
+    # A projection row whose source text changed without the projection being told is not trusted either.
+    stale = services.voice_memo_create(owner=user, title="Quokka stale", text="x", recorded_at=T0)
+    type(stale).objects.filter(pk=stale.pk).update(title="renamed")
+    assert refs(call(access(user), "search", query="quokka")) == [f"voice_memo:{kept.pk}"]
+
+
+def test_ranking_lifts_open_todos_and_recent_records(user, frozen_clock):  # SPEC R-8
+    done = services.todo_create(owner=user, title="Call the bank about the mortgage", status="done")
+    frozen_clock.advance(timedelta(days=1))
+    open_ = services.todo_create(owner=user, title="Call the bank about the mortgage")
+    frozen_clock.advance(timedelta(days=90))
+    old_memo = services.voice_memo_create(owner=user, title="mortgage", text="mortgage", recorded_at=T0)
+    answer = call(access(user), "search", query="mortgage")
+    ranked = refs(answer)
+    assert ranked.index(f"todo:{open_.pk}") < ranked.index(f"todo:{done.pk}")
+    assert len(ranked) == len(set(ranked)) == 3 and f"voice_memo:{old_memo.pk}" in ranked
+    scores = [hit["score"] for hit in answer["hits"]]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_results_are_cut_to_top_k_and_the_byte_budget(user):  # SPEC R-8
+    for i in range(30):
+        services.voice_memo_create(owner=user, title=f"Lighthouse {i} " + "灯塔" * 90, text="lighthouse " * 500,
+                                   recorded_at=T0)
+    acc = access(user)
+    few = call(acc, "search", query="lighthouse", top_k=3)
+    assert len(few["hits"]) == 3 and few["truncated"] is True
+    many = call(acc, "search", query="lighthouse", top_k=50)
+    assert 3 < len(many["hits"]) < 30 and many["truncated"] is True
+    assert len(json.dumps(many, ensure_ascii=False, separators=(",", ":")).encode()) <= SEARCH_BYTES
+
+
+def test_cross_resource_search_spans_every_searchable_type(user):  # SPEC R-2, R-8
+    records = meeting(user)
+    ranked = refs(call(access(user), "search", query="本地推送"))
+    assert f"episode:{records['episode'].pk}" in ranked
+    assert f"transcript:{records['transcript'].pk}" in ranked
+    quote = call(access(user), "search", query="云端补发", resource="transcript")["hits"][0]
+    assert quote["snippet"]["path"] == "/segments/0/text"
+
+
+def test_search_without_any_searchable_grant_is_refused(user):  # SPEC R-4
+    acc = access(user, {"todo": {"operations": ["read"], "fields": ["/title"]}})
+    with pytest.raises(LayerError) as refused:
+        call(acc, "search", query="anything")
+    assert refused.value.code == "operation_not_permitted"
