@@ -17,12 +17,18 @@ and a snippet cut from the readable field that matched.
 
 from __future__ import annotations
 
+import logging
+
+from django.db import DatabaseError, transaction
+
 from apps.common import clock
 from apps.retrieval.layer import documents, pointers
 from apps.retrieval.layer.access import Access, TypeView, require, views
 from apps.retrieval.layer.errors import LayerError
 from apps.retrieval.layer.parsing import SearchRequest
 from apps.retrieval.layer.ranking import Candidate, rank
+
+log = logging.getLogger(__name__)
 
 SEARCH_BYTES = 16_384
 CANDIDATE_POOL = 200  # candidates taken from the backend before ranking
@@ -114,10 +120,14 @@ def search(access: Access, request: SearchRequest) -> dict:
     if not scopes:
         return answer
     try:
-        found = backend.search(owner_id=access.user_id, query=request.query, scopes=scopes, offset=0,
-                               limit=CANDIDATE_POOL)
+        with transaction.atomic():  # a failing statement must not poison the caller's transaction
+            found = backend.search(owner_id=access.user_id, query=request.query, scopes=scopes, offset=0,
+                                   limit=CANDIDATE_POOL)
     except KeyError as exc:  # a type the projection was never told about
         raise LayerError("search_unavailable", f"the search projection does not index {exc}") from None
+    except DatabaseError as exc:
+        log.error("search backend failed: %s", exc)
+        raise LayerError("search_unavailable", "the search backend could not answer this query") from None
     ids: dict[str, list[int]] = {}
     for hit in found:
         ids.setdefault(hit.resource_type, []).append(hit.record_id)
