@@ -13,11 +13,13 @@ is cached between requests: permission is re-read every time (C-6, C-7).
 from __future__ import annotations
 
 import json
+import logging
 from ipaddress import ip_address
 from typing import Any
 from urllib.parse import urlsplit
 
 from django.conf import settings
+from django.db import DatabaseError
 from django.http import HttpRequest
 
 from apps.mcp_server import catalog
@@ -32,6 +34,8 @@ from apps.oauth.bearer import BearerGrant, authenticate_bearer
 from apps.ops.models import ServiceStatus
 from apps.ops.selectors import service_status
 
+logger = logging.getLogger(__name__)
+
 MAX_BODY_BYTES = 64 * 1024  # the largest legitimate call is a few KiB (SPEC P-2 limits)
 
 _CLOSED_MESSAGE = "The assistant service is not available right now."
@@ -39,6 +43,14 @@ _CLOSED_MESSAGE = "The assistant service is not available right now."
 
 def admit(request: HttpRequest) -> BearerGrant | Refusal:
     """The caller's grant, or why the request is refused. Reads the database."""
+    try:
+        return _admit(request)
+    except DatabaseError:
+        logger.exception("database error while admitting an MCP request")
+        return Refusal(503, "unavailable", _CLOSED_MESSAGE, RPC_UNAVAILABLE)
+
+
+def _admit(request: HttpRequest) -> BearerGrant | Refusal:
     status = service_status()
     if status.state != ServiceStatus.State.OPEN:
         return Refusal(503, "unavailable", status.message or _CLOSED_MESSAGE, RPC_UNAVAILABLE,

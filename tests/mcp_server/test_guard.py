@@ -8,9 +8,9 @@ from dataclasses import replace
 
 import pytest
 from django.core.cache.backends.redis import RedisCache
+from django.db import OperationalError
 
 from apps.mcp_server import catalog
-from apps.mcp_server.errors import UNAVAILABLE, ToolError
 from apps.mcp_server.guard import QUIET_PERIOD, FailureGuard
 from tests.mcp_server.conftest import make_fact, share
 from tests.mcp_server.rpc import call, post, tool_result
@@ -115,12 +115,12 @@ def test_forgotten_after_quiet_period(shared_profile, monkeypatch):
     assert page(token)["code"] == "version_conflict"
 
 
-# A server-side outage is not the assistant's failure and does not block it.
+# A server-side outage answers unavailable; it is not the assistant's failure and does not block it.
 def test_unavailable_does_not_count(shared_profile, spy):
     _, _, token = shared_profile
 
     def outage(grant, arguments):
-        raise ToolError(UNAVAILABLE, "down")
+        raise OperationalError("database is down")
 
     runs = spy("get_user_context", outage)
     codes = [tool_result(post(call("get_user_context"), token))["code"] for _ in range(4)]

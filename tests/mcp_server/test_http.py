@@ -200,3 +200,17 @@ def test_notification_accepted(shared_profile):
     _, _, token = shared_profile
     response = post({"jsonrpc": "2.0", "method": "notifications/initialized"}, token)
     assert response.status_code == 202
+
+
+# SPEC M-8: nothing answers 500; a database outage while admitting is a 503.
+def test_database_outage_is_503(monkeypatch):
+    from django.db import OperationalError
+
+    from apps.mcp_server import admission
+
+    def broken():
+        raise OperationalError("database is down")
+
+    monkeypatch.setattr(admission, "service_status", broken)
+    response = post(rpc("tools/list"), "any-token")
+    assert response.status_code == 503 and error_code(response) == "unavailable"
