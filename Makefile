@@ -27,6 +27,15 @@ run: seed
 	@echo "LifeOS Memory at http://$(HOST_PORT)/  (user demo / password demo; MCP at http://$(HOST_PORT)/mcp)"
 	$(PY) manage.py runserver $(HOST_PORT)
 
+# The production configuration on this machine (docs/deploy.md): DEBUG off, static
+# files collected and served by whitenoise, WEB_WORKERS uvicorn worker processes.
+# DATABASE_URL, REDIS_URL and the storage variables are used as given.
+WEB_WORKERS ?= 4
+serve: migrate
+	DEBUG=0 $(PY) manage.py collectstatic --noinput --verbosity 0
+	@echo "LifeOS Memory (production configuration, $(WEB_WORKERS) workers) at http://$(HOST_PORT)/"
+	DEBUG=0 exec $(PY) -m config.serving --bind $(HOST_PORT) --workers $(WEB_WORKERS)
+
 test: setup
 	$(PY) -m tests.run $(PYTEST_ARGS)
 

@@ -1,3 +1,5 @@
+"""The ASGI application. Production serves it with ``python -m config.serving`` (docs/deploy.md)."""
+
 import os
 
 from django.core.asgi import get_asgi_application

@@ -103,15 +103,21 @@ USE_TZ = True
 # --- Static and media ---------------------------------------------------------
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = VAR_DIR / "staticfiles"
-MEDIA_ROOT = VAR_DIR / "media"
+# `collectstatic` writes here; whitenoise serves it from every web worker when DEBUG is off.
+STATIC_ROOT = env.str("STATIC_ROOT") or VAR_DIR / "staticfiles"
+MEDIA_ROOT = env.str("MEDIA_ROOT") or VAR_DIR / "media"
 
+# Media (transcript bodies, SPEC R-12) go to S3-compatible object storage when a
+# bucket is named. Credentials may be left unset to use the instance's role.
 AWS_STORAGE_BUCKET_NAME = env.str("AWS_STORAGE_BUCKET_NAME")
 if AWS_STORAGE_BUCKET_NAME:
+    from botocore.config import Config as _BotoConfig
+
     _media_storage = {
         "BACKEND": "storages.backends.s3.S3Storage",
         "OPTIONS": {
             "bucket_name": AWS_STORAGE_BUCKET_NAME,
+            "location": env.str("AWS_LOCATION", ""),  # optional key prefix inside the bucket
             "endpoint_url": env.str("AWS_S3_ENDPOINT_URL"),
             "region_name": env.str("AWS_S3_REGION_NAME"),
             "access_key": env.str("AWS_ACCESS_KEY_ID"),
@@ -119,6 +125,14 @@ if AWS_STORAGE_BUCKET_NAME:
             "default_acl": None,
             "file_overwrite": False,
             "querystring_auth": True,
+            # Bounded waits: an unreachable store is an error within seconds, not a hung worker.
+            "client_config": _BotoConfig(
+                s3={"addressing_style": env.str("AWS_S3_ADDRESSING_STYLE", "auto")},
+                signature_version="s3v4",
+                connect_timeout=env.int("AWS_S3_CONNECT_TIMEOUT", 5),
+                read_timeout=env.int("AWS_S3_READ_TIMEOUT", 60),
+                retries={"max_attempts": 3, "mode": "standard"},
+            ),
         },
     }
 else:
@@ -133,9 +147,22 @@ STORAGES = {
 }
 
 # --- Redis, cache and Celery (SPEC J-1, O-3) ---------------------------------
+# With REDIS_URL: one cache shared by every web worker, Redis as Celery's broker
+# and result store, workers + exactly one beat (docs/deploy.md). Without it (the
+# local default): a per-process cache and tasks run inline when called.
+from celery.schedules import crontab  # noqa: E402
+
 REDIS_URL = env.str("REDIS_URL")
 if REDIS_URL:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": "lifeos",
+            # A Redis outage is an error within seconds, never a hung request.
+            "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
+        }
+    }
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 CELERY_BROKER_URL = REDIS_URL or "memory://"
@@ -143,7 +170,50 @@ CELERY_RESULT_BACKEND = REDIS_URL or None
 CELERY_TASK_ALWAYS_EAGER = not REDIS_URL  # the local default runs tasks inline
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TIMEZONE = TIME_ZONE
-CELERY_BEAT_SCHEDULE = {}
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TASK_SERIALIZER = CELERY_RESULT_SERIALIZER = "json"
+CELERY_RESULT_EXPIRES = timedelta(days=1)
+# Tasks are idempotent: acknowledge after they ran, so a worker lost mid-task
+# means the task runs again rather than not at all. The time limit stays below
+# the Redis visibility timeout (1 h) so a slow task is never handed out twice.
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_TIME_LIMIT = 30 * 60
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 60 * 60}
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False  # keep LOGGING below, with its secret redaction
+
+# SPEC J-1. Access events (D-8) are kept this many days, then pruned.
+ACCESS_EVENT_RETENTION_DAYS = env.int("ACCESS_EVENT_RETENTION_DAYS", 365)
+if ACCESS_EVENT_RETENTION_DAYS < 1:
+    from django.core.exceptions import ImproperlyConfigured
+
+    raise ImproperlyConfigured("ACCESS_EVENT_RETENTION_DAYS must be at least 1")
+# Tasks by name (apps/*/tasks.py). A missed run is harmless (SPEC J-2), so a
+# message still queued when the next one is due is dropped ("expires").
+CELERY_BEAT_SCHEDULE = {
+    "prune-access-events": {
+        "task": "ops.access_events_prune",
+        "schedule": crontab(hour=3, minute=17),
+        "options": {"expires": 6 * 60 * 60},
+    },
+    "purge-oauth-tokens": {
+        "task": "ops.oauth_tokens_purge",
+        "schedule": crontab(minute=7),
+        "options": {"expires": 30 * 60},
+    },
+    "expire-proposals": {
+        "task": "ops.proposals_expire",
+        "schedule": crontab(minute=37),
+        "options": {"expires": 30 * 60},
+    },
+    "rebuild-search-projection": {
+        "task": "retrieval.rebuild_search_projection",  # apps/retrieval/tasks.py
+        "schedule": crontab(hour=4, minute=3),
+        "options": {"expires": 6 * 60 * 60},
+    },
+}
 
 # --- OAuth for assistants (SPEC A-1 … A-9) -----------------------------------
 OAUTH2_PROVIDER_APPLICATION_MODEL = "oauth2_provider.Application"
@@ -193,6 +263,10 @@ REST_FRAMEWORK = {
 
 # --- Security (SPEC O-2) ------------------------------------------------------
 SESSION_COOKIE_HTTPONLY = True
+# `http` redirect URIs stay allowed for the RFC 8252 loopback callbacks of desktop
+# assistants only (OAuth section above; registration refuses any other http host),
+# which django-oauth-toolkit's scheme check cannot see.
+SILENCED_SYSTEM_CHECKS = ["oauth2_provider.W008"]
 if not DEBUG:
     SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=not LOCAL)
     SESSION_COOKIE_SECURE = not LOCAL
@@ -203,6 +277,8 @@ if not DEBUG:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SECURE_CONTENT_TYPE_NOSNIFF = True
     X_FRAME_OPTIONS = "DENY"
+    # Load balancers probe over plain HTTP on the private network: answer, don't redirect.
+    SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
 
 # --- Logging: secrets never reach a log (SPEC A-4) ----------------------------
 LOGGING = {

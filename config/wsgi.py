@@ -1,3 +1,5 @@
+"""The WSGI application, for WSGI servers; the product is served over ASGI by default (config/serving.py)."""
+
 import os
 
 from django.core.wsgi import get_wsgi_application

@@ -99,3 +99,29 @@ def redis_server() -> Iterator[str]:
         process.terminate()
         process.wait(timeout=10)
         shutil.rmtree(root, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def s3_server() -> Iterator[str]:
+    """Yield the endpoint URL of a fresh S3-compatible server (moto's standalone server).
+
+    It runs in its own process, so leaving the context really stops it: the
+    endpoint then refuses connections, as an unreachable object store would.
+    """
+    import sys
+
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    try:
+        _wait_for_port(port)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()

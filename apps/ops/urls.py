@@ -1,3 +1,10 @@
-from django.urls import path  # noqa: F401
+from django.urls import path
 
-urlpatterns: list = []
+from apps.ops import views
+
+app_name = "ops"
+
+urlpatterns = [
+    path("healthz", views.healthz, name="healthz"),
+    path("readyz", views.readyz, name="readyz"),
+]

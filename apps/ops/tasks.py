@@ -1,0 +1,41 @@
+"""Periodic tasks (SPEC J-1). Each only calls a service; the schedule is CELERY_BEAT_SCHEDULE.
+
+Every task is idempotent and safe to run twice at once (the services take a
+cluster-wide lock), and nothing depends on them having run (SPEC J-2).
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from celery import shared_task
+from django.conf import settings
+
+from apps.common import clock
+from apps.ops import services
+
+
+@shared_task(name="ops.access_events_prune")
+def access_events_prune() -> int:
+    """Forget access events older than ACCESS_EVENT_RETENTION_DAYS."""
+    cutoff = clock.now() - timedelta(days=settings.ACCESS_EVENT_RETENTION_DAYS)
+    return services.access_events_prune(older_than=cutoff)
+
+
+@shared_task(name="ops.oauth_tokens_purge")
+def oauth_tokens_purge() -> bool:
+    """Delete expired codes and tokens, keeping what refresh-reuse detection needs."""
+    return services.oauth_tokens_purge()
+
+
+@shared_task(name="ops.proposals_expire")
+def proposals_expire() -> int:
+    """Record pending proposals past their 30 days as expired (SPEC P-5).
+
+    Expiry is already enforced on every read and action; this only makes the
+    stored status true for lists and admin.
+    """
+    # Imported here: the consent app owns the rule, ops only schedules it.
+    from apps.consent.services import proposal_expire_due
+
+    return proposal_expire_due()

@@ -1,0 +1,205 @@
+"""Periodic work: access-event pruning, token purge, the beat schedule (SPEC J-1, J-2)."""
+
+from __future__ import annotations
+
+import threading
+from datetime import timedelta
+
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+from django.db import connection as db_connection
+from django.utils import timezone
+
+from apps.common import clock
+from apps.consent.models import AccessEvent
+from apps.ops import services, tasks
+from apps.ops.locks import _lock_key
+from tests.ops.conftest import make_connection, make_events
+
+pytestmark = pytest.mark.django_db
+
+
+# SPEC J-1: access events older than the cut-off go, newer ones stay; the cut-off itself stays.
+def test_prune_deletes_only_events_before_the_cutoff(user, frozen_clock):
+    now = clock.now()
+    connection = make_connection(user)
+    old = make_events(connection, ages_in_days=[400, 366, 365.01], now=now)
+    kept = make_events(connection, ages_in_days=[365, 364, 1, 0], now=now)
+
+    deleted = services.access_events_prune(older_than=now - timedelta(days=365), batch_size=2)
+
+    assert deleted == len(old)
+    assert set(AccessEvent.objects.values_list("pk", flat=True)) == {e.pk for e in kept}
+
+
+# SPEC J-1: running it again changes nothing (idempotent).
+def test_prune_twice_is_harmless(user, frozen_clock):
+    now = clock.now()
+    make_events(make_connection(user), ages_in_days=[30, 40, 1], now=now)
+    assert services.access_events_prune(older_than=now - timedelta(days=7)) == 2
+    assert services.access_events_prune(older_than=now - timedelta(days=7)) == 0
+    assert AccessEvent.objects.count() == 1
+
+
+# SPEC J-1: the task reads ACCESS_EVENT_RETENTION_DAYS and the product clock.
+def test_prune_task_uses_the_configured_retention(user, frozen_clock, settings):
+    settings.ACCESS_EVENT_RETENTION_DAYS = 30
+    now = clock.now()
+    connection = make_connection(user)
+    make_events(connection, ages_in_days=[31, 90], now=now)
+    recent = make_events(connection, ages_in_days=[29], now=now)
+
+    assert tasks.access_events_prune.apply().get() == 2
+    assert list(AccessEvent.objects.values_list("pk", flat=True)) == [recent[0].pk]
+
+
+# SPEC J-1: a run that finds another in progress (the lock held elsewhere) does nothing.
+@pytest.mark.postgres_only
+def test_prune_skips_while_another_run_holds_the_lock(user, django_db_blocker):
+    import psycopg
+
+    now = timezone.now()
+    make_events(make_connection(user), ages_in_days=[50, 60], now=now)
+    params = db_connection.get_connection_params()
+    params.pop("cursor_factory", None)
+    params.pop("context", None)
+    params.pop("prepare_threshold", None)
+    with psycopg.connect(**params, autocommit=True) as other:
+        other.execute("SELECT pg_advisory_lock(%s)", [_lock_key("ops.access_events_prune")])
+        assert services.access_events_prune(older_than=now - timedelta(days=7)) == 0
+        assert AccessEvent.objects.count() == 2
+        other.execute("SELECT pg_advisory_unlock(%s)", [_lock_key("ops.access_events_prune")])
+    assert services.access_events_prune(older_than=now - timedelta(days=7)) == 2
+
+
+# SPEC J-1: two runs at the same moment together delete each stale event exactly once.
+@pytest.mark.postgres_only
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_prunes_delete_each_event_once(user):
+    from django.db import connections
+
+    now = timezone.now()
+    connection = make_connection(user)
+    make_events(connection, ages_in_days=[100 + i for i in range(40)], now=now)
+    kept = make_events(connection, ages_in_days=[1], now=now)
+    start, results, errors = threading.Barrier(2), [], []
+
+    def run():
+        try:
+            start.wait()
+            results.append(services.access_events_prune(older_than=now - timedelta(days=7), batch_size=3))
+        except Exception as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=run) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert not errors
+    assert sum(results) == 40
+    assert list(AccessEvent.objects.values_list("pk", flat=True)) == [kept[0].pk]
+
+
+# SPEC J-1, I-1: the retention comes from the environment, default one year, never zero.
+def test_retention_setting_from_environment(settings_for):
+    assert settings_for({})["ACCESS_EVENT_RETENTION_DAYS"] == 365
+    assert settings_for({"ACCESS_EVENT_RETENTION_DAYS": "30"})["ACCESS_EVENT_RETENTION_DAYS"] == 30
+    with pytest.raises(ImproperlyConfigured):
+        settings_for({"ACCESS_EVENT_RETENTION_DAYS": "0"})
+
+
+# SPEC J-1: Redis is broker and result store when configured; tasks run inline otherwise.
+def test_celery_broker_follows_redis_url(settings_for):
+    local = settings_for({})
+    assert local["CELERY_TASK_ALWAYS_EAGER"] is True
+    assert local["CELERY_BROKER_URL"] == "memory://"
+    production = settings_for({"REDIS_URL": "redis://redis.internal:6379/0"})
+    assert production["CELERY_TASK_ALWAYS_EAGER"] is False
+    assert production["CELERY_BROKER_URL"] == production["CELERY_RESULT_BACKEND"] == "redis://redis.internal:6379/0"
+    assert production["CACHES"]["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache"
+
+
+# SPEC J-1: every scheduled task exists, so beat never sends a name no worker knows.
+def test_beat_schedule_names_registered_tasks(settings):
+    from config.celery import app
+
+    app.loader.import_default_modules()
+    scheduled = {entry["task"] for entry in settings.CELERY_BEAT_SCHEDULE.values()}
+    assert {"ops.access_events_prune", "ops.oauth_tokens_purge", "ops.proposals_expire",
+            "retrieval.rebuild_search_projection"} <= scheduled
+    assert scheduled <= set(app.tasks), scheduled - set(app.tasks)
+
+
+# SPEC J-1, P-5: the sweep records pending proposals past their expiry as expired, and only those.
+def test_proposal_expiry_task(user, frozen_clock):
+    pytest.importorskip("apps.consent.services.proposals", reason="the consent proposal services are not here yet")
+    from apps.consent.models import Proposal
+
+    connection = make_connection(user)
+    now = clock.now()
+
+    def proposal(label, *, created_days_ago, status="pending"):
+        created = now - timedelta(days=created_days_ago)
+        return Proposal.objects.create(
+            connection=connection, op="add", category="basic", label=label, value="v", status=status,
+            fingerprint=label, created_at=created, expires_at=created + timedelta(days=30),
+        )
+
+    due = proposal("due", created_days_ago=31)
+    exactly_due = proposal("exactly", created_days_ago=30)
+    fresh = proposal("fresh", created_days_ago=29)
+    ignored = proposal("ignored", created_days_ago=40, status="ignored")
+
+    assert tasks.proposals_expire.apply().get() == 2
+    assert tasks.proposals_expire.apply().get() == 0
+    statuses = dict(Proposal.objects.values_list("label", "status"))
+    assert statuses == {"due": "expired", "exactly": "expired", "fresh": "pending", "ignored": "ignored"}
+    assert {due.pk, exactly_due.pk, fresh.pk, ignored.pk} == set(Proposal.objects.values_list("pk", flat=True))
+
+
+def _tokens(user, application, *, revoked_ago_days):
+    from oauth2_provider.models import get_refresh_token_model
+
+    now = timezone.now()
+    return get_refresh_token_model().objects.create(
+        user=user, application=application, token=f"refresh-{revoked_ago_days}", access_token=None,
+        revoked=now - timedelta(days=revoked_ago_days),
+    )
+
+
+# SPEC J-1, A-3: the purge removes dead codes and tokens but keeps every revoked refresh
+# token younger than the family lifetime, which refresh-reuse detection still needs.
+def test_token_purge_keeps_what_reuse_detection_needs(user):
+    from oauth2_provider.models import get_access_token_model, get_grant_model, get_refresh_token_model
+
+    application = make_connection(user).application
+    now = timezone.now()
+    recent = _tokens(user, application, revoked_ago_days=29)
+    _tokens(user, application, revoked_ago_days=31)
+    live_access = get_access_token_model().objects.create(
+        user=user, application=application, token="live-access", expires=now + timedelta(minutes=5), scope="profile:read"
+    )
+    get_access_token_model().objects.create(
+        user=user, application=application, token="dead-access", expires=now - timedelta(minutes=1), scope="profile:read"
+    )
+    grant_fields = {"user": user, "application": application, "redirect_uri": "https://assistant.example/callback",
+                    "scope": "profile:read", "code_challenge": "x" * 43, "code_challenge_method": "S256"}
+    live_grant = get_grant_model().objects.create(code="live-code", expires=now + timedelta(minutes=4), **grant_fields)
+    get_grant_model().objects.create(code="dead-code", expires=now - timedelta(minutes=1), **grant_fields)
+
+    assert services.oauth_tokens_purge() is True
+    assert services.oauth_tokens_purge() is True  # again: nothing more to do, no error
+
+    assert list(get_refresh_token_model().objects.values_list("pk", flat=True)) == [recent.pk]
+    assert list(get_access_token_model().objects.values_list("pk", flat=True)) == [live_access.pk]
+    assert list(get_grant_model().objects.values_list("pk", flat=True)) == [live_grant.pk]
+
+
+# SPEC A-3: a keep-window shorter than the family lifetime would break reuse detection: refuse.
+def test_token_purge_refuses_a_short_keep_window(settings):
+    settings.OAUTH2_PROVIDER = {**settings.OAUTH2_PROVIDER, "REFRESH_TOKEN_EXPIRE_SECONDS": 24 * 3600}
+    with pytest.raises(ImproperlyConfigured):
+        services.oauth_tokens_purge()
