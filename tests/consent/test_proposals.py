@@ -20,7 +20,6 @@ from apps.consent.services import (
     proposal_submit,
     required_scope_for_op,
 )
-from apps.consent.tasks import expire_proposals
 from apps.memory.models import Fact
 from apps.memory.services import fact_archive, fact_update
 from tests.consent.factories import make_connection, make_fact, share
@@ -287,7 +286,7 @@ def test_sweep_records_expired_proposals(conn, frozen_clock):
     frozen_clock.advance(timedelta(days=10))
     fresh = proposal_submit(connection=conn, arguments={**ADD, "label": "Tea"})
     frozen_clock.advance(timedelta(days=20))
-    assert expire_proposals() == 1  # the beat task
+    assert proposal_expire_due() == 1  # the sweep the beat task runs (ops.proposals_expire)
     due.refresh_from_db()
     fresh.refresh_from_db()
     assert (due.status, due.decided_at, fresh.status) == ("expired", frozen_clock.now(), "pending")
