@@ -1,3 +1,24 @@
-from django.urls import path  # noqa: F401
+"""The person's pages (SPEC I-5) and their POST actions (SPEC W-5)."""
 
-urlpatterns: list = []
+from django.urls import path
+
+from apps.consent.views import assistants, export, facts, proposals
+
+app_name = "consent"
+
+urlpatterns = [
+    path("me/facts/", facts.FactsView.as_view(), name="facts"),
+    path("me/facts/add/", facts.FactAddView.as_view(), name="fact-add"),
+    path("me/facts/<int:pk>/edit/", facts.FactEditView.as_view(), name="fact-edit"),
+    path("me/facts/<int:pk>/archive/", facts.FactArchiveView.as_view(), name="fact-archive"),
+    path("me/facts/<int:pk>/sensitive/", facts.FactSensitiveView.as_view(), name="fact-sensitive"),
+    path("me/assistants/", assistants.AssistantsView.as_view(), name="assistants"),
+    path("me/assistants/<int:pk>/", assistants.AssistantView.as_view(), name="assistant"),
+    path("me/assistants/<int:pk>/shares/", assistants.SharesView.as_view(), name="assistant-shares"),
+    path("me/assistants/<int:pk>/narrow/", assistants.NarrowView.as_view(), name="assistant-narrow"),
+    path("me/assistants/<int:pk>/revoke/", assistants.RevokeView.as_view(), name="assistant-revoke"),
+    path("me/proposals/<int:pk>/confirm/", proposals.ProposalConfirmView.as_view(), name="proposal-confirm"),
+    path("me/proposals/<int:pk>/edit/", proposals.ProposalEditView.as_view(), name="proposal-edit"),
+    path("me/proposals/<int:pk>/ignore/", proposals.ProposalIgnoreView.as_view(), name="proposal-ignore"),
+    path("me/export/", export.ExportView.as_view(), name="export"),
+]

@@ -1,0 +1,137 @@
+"""Forms of the /me/ pages. They check shape only; the services decide meaning."""
+
+from __future__ import annotations
+
+from django import forms
+from django.core.exceptions import ValidationError
+from django.utils.translation import gettext_lazy as _
+
+from apps.consent import scopes as scope_rules
+from apps.memory.models import Category, Certainty
+from apps.memory.models.facts import EVIDENCE_MAX, LABEL_MAX, VALUE_MAX
+
+
+def _one_line(text: str) -> str:
+    if "\n" in text or "\r" in text:
+        raise ValidationError(_("Keep this to a single line."), code="multi_line")
+    return text
+
+
+class FactFields(forms.Form):
+    """The content of a fact, as the person types it (SPEC D-1)."""
+
+    category = forms.ChoiceField(label=_("Category"), choices=Category.choices)
+    label = forms.CharField(label=_("Label"), max_length=LABEL_MAX)
+    value = forms.CharField(label=_("Value"), max_length=VALUE_MAX,
+                            widget=forms.Textarea(attrs={"rows": 2}))
+    evidence = forms.CharField(label=_("Note to yourself (never shown to assistants)"),
+                               max_length=EVIDENCE_MAX, required=False)
+    certainty = forms.ChoiceField(label=_("Certainty"), choices=Certainty.choices, initial=Certainty.CONFIRMED)
+
+    def clean_evidence(self):
+        return _one_line(self.cleaned_data["evidence"])
+
+    def clean_label(self):
+        return _one_line(self.cleaned_data["label"])
+
+
+class FactAddForm(FactFields):
+    sensitive = forms.BooleanField(label=_("Sensitive: never share it with any assistant"), required=False)
+
+    def service_kwargs(self) -> dict:
+        data = dict(self.cleaned_data)
+        # Unticked means "let the detector decide"; it can only turn the flag on.
+        data["sensitive"] = True if data["sensitive"] else None
+        return data
+
+
+class FactEditForm(FactFields):
+    """An edit names the version it was made from, so a stale edit is refused (SPEC C-2)."""
+
+    version = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
+
+    @classmethod
+    def for_fact(cls, fact, **kwargs):
+        initial = {name: getattr(fact, name) for name in ("category", "label", "value", "evidence", "certainty")}
+        return cls(initial={**initial, "version": fact.version}, auto_id=f"fact{fact.pk}-%s", **kwargs)
+
+    def changes(self) -> dict:
+        return {name: self.cleaned_data[name] for name in ("category", "label", "value", "evidence", "certainty")}
+
+
+class SensitiveForm(forms.Form):
+    """An explicit value, not a toggle: sending it twice does the same thing."""
+
+    sensitive = forms.TypedChoiceField(choices=[("1", "1"), ("0", "0")], coerce=lambda v: v == "1")
+
+
+class IdListField(forms.MultipleChoiceField):
+    """A list of positive integer ids; whether they may be used is for the service to say."""
+
+    def validate(self, value):
+        if self.required and not value:
+            raise ValidationError(self.error_messages["required"], code="required")
+
+    def to_python(self, value):
+        ids = set()
+        for item in super().to_python(value):
+            if not item.isdigit() or not 0 < int(item) < 2**63:
+                raise ValidationError(_("Not a valid choice."), code="invalid_choice")
+            ids.add(int(item))
+        return ids
+
+
+class ShareForm(forms.Form):
+    """Exactly the ticked facts are shared, each at its current version (SPEC D-4)."""
+
+    share = IdListField(required=False)
+
+
+class NarrowForm(forms.Form):
+    """Ticked = keep. Only the connection's current scopes and categories are choices (SPEC C-5)."""
+
+    scopes = forms.MultipleChoiceField(required=False)
+    categories = forms.MultipleChoiceField(required=False)
+
+    def __init__(self, *args, connection, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["scopes"].choices = [
+            (name, scope_rules.DESCRIPTIONS.get(name, name)) for name in connection.scopes
+        ]
+        self.fields["categories"].choices = [
+            (code, Category(code).label) for code in connection.categories if code in Category.values
+        ]
+
+
+class ProposalConfirmForm(forms.Form):
+    """Confirm a proposal; ``share`` accepts the offer to share the result with the assistant (SPEC P-6)."""
+
+    share = forms.BooleanField(required=False)
+
+
+class ProposalEditForm(ProposalConfirmForm):
+    """The person's wording of a proposal; blank keeps the assistant's (or, for an update, the fact's)."""
+
+    category = forms.ChoiceField(label=_("Category"), choices=[("", "—"), *Category.choices], required=False)
+    label = forms.CharField(label=_("Label"), max_length=LABEL_MAX, required=False)
+    value = forms.CharField(label=_("Value"), max_length=VALUE_MAX, required=False,
+                            widget=forms.Textarea(attrs={"rows": 2}))
+    evidence = forms.CharField(label=_("Note to yourself (never shown to assistants)"),
+                               max_length=EVIDENCE_MAX, required=False)
+    field_order = ["category", "label", "value", "evidence", "share"]
+
+    @classmethod
+    def for_proposal(cls, proposal, *, initial_share: bool = False, **kwargs):
+        """Prefilled with the assistant's wording. Sharing is offered, ticked only to keep an existing share."""
+        initial = {name: getattr(proposal, name) for name in ("category", "label", "value", "evidence")}
+        initial["share"] = initial_share and proposal.op == "update"
+        return cls(initial=initial, auto_id=f"proposal{proposal.pk}-%s", **kwargs)
+
+    def clean_label(self):
+        return _one_line(self.cleaned_data["label"])
+
+    def clean_evidence(self):
+        return _one_line(self.cleaned_data["evidence"])
+
+    def changes(self) -> dict:
+        return {name: self.cleaned_data[name] for name in ("category", "label", "value", "evidence")}

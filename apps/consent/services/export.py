@@ -1,0 +1,89 @@
+"""The person's own data as one JSON document: facts, shares, proposals, access history.
+
+Secrets never leave here: no token, code, hash or client secret is read, so
+none can be written (SPEC A-4). Evidence is included — it is the person's own
+note, and this export goes only to them (SPEC C-8 is about assistants).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from urllib.parse import urlsplit
+
+from django.db.models import Prefetch
+
+from apps.common import clock
+from apps.consent.models import AccessEvent, Connection, FactShare, Proposal
+from apps.memory.models import Fact
+
+FORMAT = "lifeos-memory-export"
+FORMAT_VERSION = 1
+
+FACT_FIELDS = ("id", "category", "label", "value", "evidence", "certainty", "sensitive", "status", "version")
+PROPOSAL_FIELDS = ("id", "op", "category", "label", "value", "evidence", "target_fact_id", "target_version", "status")
+
+
+def _time(moment: datetime | None) -> str | None:
+    return moment.isoformat() if moment else None
+
+
+def _fact(fact: Fact) -> dict:
+    return {**{name: getattr(fact, name) for name in FACT_FIELDS},
+            "created_at": _time(fact.created_at), "updated_at": _time(fact.updated_at)}
+
+
+def _hosts(application) -> list[str]:
+    return sorted({urlsplit(uri).netloc for uri in (application.redirect_uris or "").split() if uri})
+
+
+def _connection(connection: Connection) -> dict:
+    application = connection.application
+    return {
+        "id": connection.pk,
+        "name": application.name,
+        "name_verified": False,  # self-declared by the assistant (SPEC A-7)
+        "redirect_hosts": _hosts(application),
+        "scopes": list(connection.scopes),
+        "categories": list(connection.categories),
+        "connected_since": _time(connection.created_at),
+        "last_consent": _time(connection.consented_at),
+        "last_used": _time(connection.last_used_at),
+        "revoked_at": _time(connection.revoked_at),
+        "shares": [
+            {"fact_id": share.fact_id, "fact_version": share.fact_version, "shared_at": _time(share.shared_at)}
+            for share in connection.shares.all()
+        ],
+        "proposals": [
+            {**{name: getattr(p, name) for name in PROPOSAL_FIELDS},
+             "created_at": _time(p.created_at), "expires_at": _time(p.expires_at), "decided_at": _time(p.decided_at)}
+            for p in connection.proposals.all()
+        ],
+        "access_history": [
+            {"at": _time(event.created_at), "tool": event.tool,
+             "facts": [{"fact_id": pair[0], "version": pair[1]} for pair in event.facts
+                       if isinstance(pair, (list, tuple)) and len(pair) == 2]}
+            for event in connection.access_events.all()
+        ],
+    }
+
+
+def export_for(*, user) -> dict:
+    """Everything the product keeps about the person's memory and its sharing, in five queries."""
+    connections = (
+        Connection.objects.filter(user=user)
+        .select_related("application")
+        .prefetch_related(
+            Prefetch("shares", FactShare.objects.order_by("fact_id")),
+            Prefetch("proposals", Proposal.objects.order_by("created_at", "id")),
+            Prefetch("access_events", AccessEvent.objects.order_by("created_at", "id")),
+        )
+        .order_by("created_at", "id")
+    )
+    return {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "exported_at": _time(clock.now()),
+        "user": {"username": user.get_username()},
+        "facts": [_fact(fact) for fact in Fact.objects.filter(owner=user).order_by("id")],
+        "assistants": [_connection(connection) for connection in connections],
+    }

@@ -1,0 +1,43 @@
+"""Small presentation helpers for the /me/ pages."""
+
+from __future__ import annotations
+
+from datetime import timezone as dt_timezone
+from urllib.parse import urlsplit
+
+from django import template
+from django.utils import timezone
+from django.utils.html import format_html
+
+from apps.consent import scopes as scope_rules
+from apps.memory.models import Category
+
+register = template.Library()
+
+
+@register.simple_tag
+def when(moment):
+    """A moment in UTC, machine-readable; static/js/me.js may show it in local time."""
+    if moment is None:
+        return ""
+    moment = moment.astimezone(dt_timezone.utc) if timezone.is_aware(moment) else moment
+    return format_html('<time datetime="{}">{} UTC</time>', moment.isoformat(), moment.strftime("%Y-%m-%d %H:%M"))
+
+
+@register.filter
+def category_name(code: str):
+    """The translated display name of a category code (SPEC D-2)."""
+    return Category(code).label if code in Category.values else code
+
+
+@register.filter
+def scope_words(name: str):
+    """A scope in plain words (SPEC A-7)."""
+    return scope_rules.DESCRIPTIONS.get(name, name)
+
+
+@register.filter
+def redirect_host(application) -> str:
+    """The host the assistant sends people back to: the one thing about it we can check."""
+    first = (application.redirect_uris or "").split()
+    return (urlsplit(first[0]).netloc if first else "") or ""

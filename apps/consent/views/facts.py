@@ -1,0 +1,102 @@
+"""Personal info: the person's own facts (SPEC W-2)."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.shortcuts import redirect
+from django.urls import reverse
+from django.utils.translation import gettext as _
+
+from apps.consent.forms import FactAddForm, FactEditForm, SensitiveForm
+from apps.consent.views import pages
+from apps.consent.views.mixins import MeAction, MePage
+from apps.memory.services import FactVersionConflict, fact_archive, fact_create, fact_update
+
+TEMPLATE = "me/facts.html"
+
+
+def _to_fact(fact) -> str:
+    return reverse("consent:facts") + f"#fact-{fact.pk}"
+
+
+class FactsPageMixin(MePage):
+    nav = "facts"
+
+    def render_facts(self, *, add_form=None, edit_for=None, edit_form=None, conflict=None, status=200):
+        """The page, with a failed form (and its errors) in place of the blank one."""
+        page = pages.facts_page(user=self.request.user)
+        for row in page.rows:
+            row.form = edit_form if row.fact.pk == edit_for else FactEditForm.for_fact(row.fact)
+        context = {"page": page, "add_form": add_form or FactAddForm(auto_id="add-%s"),
+                   "edit_for": edit_for, "conflict": conflict}
+        return self.render_page(TEMPLATE, context, status=status)
+
+
+class FactsView(FactsPageMixin):
+    def get(self, request):
+        return self.render_facts()
+
+
+class FactAddView(FactsPageMixin, MeAction):
+    def post(self, request):
+        form = FactAddForm(request.POST, auto_id="add-%s")
+        if form.is_valid():
+            try:
+                fact = fact_create(owner=request.user, **form.service_kwargs())
+            except ValidationError as error:
+                form.add_error(None, error)
+            else:
+                messages.success(request, _("Added “%(label)s”.") % {"label": fact.label})
+                return redirect(_to_fact(fact))
+        return self.render_facts(add_form=form, status=400)
+
+
+class FactEditView(FactsPageMixin, MeAction):
+    def post(self, request, pk):
+        fact = pages.fact_for(user=request.user, fact_id=pk)
+        form = FactEditForm(request.POST, auto_id=f"fact{fact.pk}-%s")
+        if not form.is_valid():
+            return self.render_facts(edit_for=fact.pk, edit_form=form, status=400)
+        try:
+            updated = fact_update(fact=fact, expected_version=form.cleaned_data["version"], **form.changes())
+        except FactVersionConflict as conflict:
+            # SPEC C-2: never overwrite a newer version unseen. Keep the person's
+            # wording, show the latest, and let them save it over the new version.
+            data = request.POST.copy()
+            data["version"] = str(conflict.fact.version)
+            retry = FactEditForm(data, auto_id=f"fact{fact.pk}-%s")
+            retry.is_valid()
+            return self.render_facts(edit_for=fact.pk, edit_form=retry, conflict=conflict.fact, status=409)
+        except ValidationError as error:
+            form.add_error(None, error)
+            return self.render_facts(edit_for=fact.pk, edit_form=form, status=400)
+        if updated.version != form.cleaned_data["version"] and updated.shares.exists():
+            messages.warning(request, _(
+                "Saved as version %(version)s. The assistants you shared it with no longer see it "
+                "until you confirm it again on their pages."
+            ) % {"version": updated.version})
+        else:
+            messages.success(request, _("Saved “%(label)s”.") % {"label": updated.label})
+        return redirect(_to_fact(updated))
+
+
+class FactArchiveView(MeAction):
+    def post(self, request, pk):
+        fact = fact_archive(fact=pages.fact_for(user=request.user, fact_id=pk))
+        messages.success(request, _("Archived “%(label)s”. No assistant sees it any more.") % {"label": fact.label})
+        return redirect("consent:facts")
+
+
+class FactSensitiveView(FactsPageMixin, MeAction):
+    def post(self, request, pk):
+        fact = pages.fact_for(user=request.user, fact_id=pk)
+        form = SensitiveForm(request.POST)
+        if not form.is_valid():
+            return self.render_facts(status=400)
+        fact = fact_update(fact=fact, sensitive=form.cleaned_data["sensitive"])
+        if fact.sensitive:
+            messages.success(request, _("“%(label)s” is marked sensitive: no assistant sees it.") % {"label": fact.label})
+        else:
+            messages.success(request, _("“%(label)s” is no longer marked sensitive.") % {"label": fact.label})
+        return redirect(_to_fact(fact))

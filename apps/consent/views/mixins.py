@@ -1,0 +1,48 @@
+"""What every /me/ page has in common: its owner only, and the service notice."""
+
+from __future__ import annotations
+
+from django.contrib.auth.mixins import LoginRequiredMixin
+from django.shortcuts import render
+from django.utils.translation import gettext_lazy as _
+from django.views import View
+
+from apps.ops.models import ServiceStatus
+from apps.ops.selectors import service_status
+
+# The services' ConsentError codes in the person's words.
+CONSENT_ERRORS = {
+    "revoked": _("This assistant's access was revoked; nothing can be changed for it any more."),
+    "not_shareable": _(
+        "Some of the ticked facts cannot be shared with this assistant (they changed, became sensitive, "
+        "or are outside its categories). Nothing was changed — please check the list and save again."
+    ),
+    "widening_refused": _("Access can only be removed here. To give more, the assistant has to ask again."),
+}
+CONSENT_ERROR_DEFAULT = _("This change is not allowed. Nothing was changed.")
+
+
+def consent_error_message(error) -> str:
+    return CONSENT_ERRORS.get(getattr(error, "code", ""), CONSENT_ERROR_DEFAULT)
+
+
+class MePage(LoginRequiredMixin, View):
+    """A page or action under /me/: anonymous visitors go to the login page (SPEC I-3).
+
+    Every page shows the service notice while the assistant entry point is not
+    open (SPEC M-10), so people know why their assistants cannot reach them.
+    """
+
+    nav = ""  # which header link is the current page
+
+    def render_page(self, template: str, context: dict, status: int = 200):
+        status_row = service_status()
+        notice = status_row if status_row.state != ServiceStatus.State.OPEN else None
+        context = {**context, "service_notice": notice, "nav": self.nav}
+        return render(self.request, template, context, status=status)
+
+
+class MeAction(MePage):
+    """A POST-only action (SPEC W-5): it changes something, then redirects or re-renders."""
+
+    http_method_names = ["post"]

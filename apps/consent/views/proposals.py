@@ -1,0 +1,112 @@
+"""Suggestions from an assistant: edit, confirm, ignore (SPEC P-5, P-6, P-7)."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.shortcuts import redirect
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from apps.consent.forms import ProposalConfirmForm, ProposalEditForm
+from apps.consent.selectors import visible_facts
+from apps.consent.services import ProposalError, proposal_confirm, proposal_edit, proposal_ignore
+from apps.consent.views import pages
+from apps.consent.views.assistants import ConnectionPageMixin
+from apps.consent.views.mixins import MeAction
+
+# The services' ProposalError codes in the person's words; (message, HTTP status).
+ERRORS = {
+    "proposal_expired": (gettext_lazy("This suggestion expired (suggestions last 30 days) and can no longer be "
+                                      "confirmed. Nothing was changed."), 409),
+    "not_pending": (gettext_lazy("This suggestion was already handled. Nothing was changed."), 409),
+    "secret_detected": (gettext_lazy("That looks like a password, key or verification code, which is never "
+                                     "stored. Nothing was changed."), 400),
+    "conversation_refused": (gettext_lazy("That looks like a pasted conversation. Keep a memory to one short "
+                                          "fact. Nothing was changed."), 400),
+}
+DEFAULT_ERROR = (gettext_lazy("This wording cannot be saved (empty, too long or over several lines). "
+                              "Nothing was changed."), 400)
+
+
+def _anchor(proposal) -> str:
+    return reverse("consent:assistant", args=[proposal.connection_id]) + f"#proposal-{proposal.pk}"
+
+
+class ProposalAction(ConnectionPageMixin, MeAction):
+    def refuse(self, proposal, error: ProposalError | None = None, form=None):
+        message, status = ERRORS.get(getattr(error, "code", ""), DEFAULT_ERROR)
+        return self.render_connection(proposal.connection_id, error=message, status=status,
+                                      proposal_form=(proposal.pk, form) if form is not None else None)
+
+    def confirmed(self, proposal, wanted_share: bool):
+        """Say plainly what confirming did, including whether the assistant now sees the result."""
+        name = proposal.connection.application.name
+        fact = proposal.result_fact
+        if proposal.status == "conflict":
+            messages.warning(self.request, _(
+                "Not applied: the fact changed after %(name)s suggested this. Nothing was overwritten — "
+                "both versions are shown below."
+            ) % {"name": name})
+        elif proposal.op == "archive":
+            messages.success(self.request, _("Archived “%(label)s”.") % {"label": fact.label})
+        else:
+            shared = visible_facts(connection=proposal.connection).filter(pk=fact.pk).exists()
+            if shared:
+                text = _("Saved “%(label)s”. %(name)s sees this version.")
+            elif wanted_share:
+                text = _("Saved “%(label)s”. It could not be shared with %(name)s (it is sensitive, or in a "
+                         "category %(name)s cannot see).")
+            else:
+                text = _("Saved “%(label)s”. It is not shared with %(name)s.")
+            messages.success(self.request, text % {"label": fact.label, "name": name})
+        return redirect(_anchor(proposal))
+
+
+class ProposalConfirmView(ProposalAction):
+    def post(self, request, pk):
+        proposal = pages.proposal_for(user=request.user, proposal_id=pk)
+        form = ProposalConfirmForm(request.POST)
+        form.is_valid()  # one optional checkbox: always valid
+        try:
+            result = proposal_confirm(proposal=proposal, user=request.user,
+                                      share_with_connection=form.cleaned_data["share"])
+        except ProposalError as error:
+            return self.refuse(proposal, error)
+        return self.confirmed(result, form.cleaned_data["share"])
+
+
+class ProposalEditView(ProposalAction):
+    """Save the person's wording; with ``action=confirm``, confirm it right after."""
+
+    def post(self, request, pk):
+        proposal = pages.proposal_for(user=request.user, proposal_id=pk)
+        form = ProposalEditForm(request.POST, auto_id=f"proposal{proposal.pk}-%s")
+        if not form.is_valid():
+            return self.refuse(proposal, form=form)
+        try:
+            edited = proposal_edit(proposal=proposal, user=request.user, **form.changes())
+        except ProposalError as error:
+            if error.field in form.fields:
+                form.add_error(error.field, ERRORS.get(error.code, DEFAULT_ERROR)[0])
+            return self.refuse(proposal, error, form=form)
+        if request.POST.get("action") != "confirm":
+            messages.success(request, _("Saved your wording. The suggestion is still waiting for you."))
+            return redirect(_anchor(edited))
+        try:
+            result = proposal_confirm(proposal=edited, user=request.user,
+                                      share_with_connection=form.cleaned_data["share"])
+        except ProposalError as error:
+            return self.refuse(proposal, error)
+        return self.confirmed(result, form.cleaned_data["share"])
+
+
+class ProposalIgnoreView(ProposalAction):
+    def post(self, request, pk):
+        proposal = pages.proposal_for(user=request.user, proposal_id=pk)
+        try:
+            proposal_ignore(proposal=proposal, user=request.user)
+        except ProposalError as error:
+            return self.refuse(proposal, error)
+        messages.success(request, _("Ignored. Nothing was saved."))
+        return redirect(_anchor(proposal))

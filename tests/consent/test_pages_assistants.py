@@ -1,0 +1,166 @@
+"""A connection's page: sharing, narrowing, revoking — and crafted POSTs that change nothing (SPEC W-3, C-1 … C-7)."""
+
+from __future__ import annotations
+
+import pytest
+
+from apps.consent.models import FactShare
+from apps.consent.selectors import visible_facts
+from tests.consent.factories import make_application, make_connection, make_fact, share
+from tests.consent.test_pages_support import client_for, compiled_catalogs, snapshot  # noqa: F401
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("compiled_catalogs")]
+
+
+@pytest.fixture
+def connection(user):
+    return make_connection(user, scopes={"profile:read", "profile:propose", "context:search"},
+                           categories={"basic", "preferences", "work_study"})
+
+
+def test_sharing_form_lists_shareable_facts_and_the_rest_apart(user, connection):
+    tea = make_fact(user)
+    goal = make_fact(user, category="goals", label="Marathon")  # category not granted
+    make_fact(user, category="health", label="Allergy")  # never shareable
+    make_fact(user, label="Salary", sensitive=True)
+    make_fact(user, label="Maybe cats", certainty="guess")
+    body = client_for(user).get(f"/me/assistants/{connection.pk}/").content.decode()
+    assert f'name="share" value="{tea.pk}"' in body
+    assert f'name="share" value="{goal.pk}"' not in body
+    assert "This assistant was not given access to Goals." in body
+    assert "Health facts are never shared with assistants." in body
+    assert "Marked sensitive." in body
+    assert "Only a guess" in body
+    assert body.count('name="share"') == 1
+
+
+def test_save_sharing_selection(user, connection):
+    tea, job, name = make_fact(user), make_fact(user, category="work_study"), make_fact(user, category="basic")
+    client = client_for(user)
+    response = client.post(f"/me/assistants/{connection.pk}/shares/", {"share": [tea.pk, job.pk]})
+    assert response.status_code == 302 and response["Location"].endswith("#sharing")
+    assert set(visible_facts(connection=connection)) == {tea, job}
+    client.post(f"/me/assistants/{connection.pk}/shares/", {"share": [name.pk]})  # untick two, tick one
+    assert set(visible_facts(connection=connection)) == {name}
+    client.post(f"/me/assistants/{connection.pk}/shares/", {})
+    assert not FactShare.objects.exists()
+
+
+def test_reconfirming_a_changed_fact(user, connection):
+    from apps.memory.services import fact_update
+
+    tea = make_fact(user)
+    share(connection, tea)
+    fact_update(fact=tea, value="Oolong")
+    assert not visible_facts(connection=connection).exists()
+    client_for(user).post(f"/me/assistants/{connection.pk}/shares/", {"share": [tea.pk]})
+    assert list(visible_facts(connection=connection)) == [tea]
+
+
+def test_narrow_removes_scopes_and_categories(user, connection):
+    response = client_for(user).post(f"/me/assistants/{connection.pk}/narrow/", {
+        "scopes": ["profile:read"], "categories": ["preferences"],
+    })
+    assert response.status_code == 302
+    connection.refresh_from_db()
+    assert connection.scopes == ["profile:read"] and connection.categories == ["preferences"]
+
+
+def test_narrow_dropping_read_drops_search(user, connection):
+    client_for(user).post(f"/me/assistants/{connection.pk}/narrow/", {
+        "scopes": ["context:search"], "categories": ["basic"],
+    })
+    connection.refresh_from_db()
+    assert connection.scopes == []
+
+
+def test_narrow_page_explains_it_cannot_widen(user, connection):
+    body = client_for(user).get(f"/me/assistants/{connection.pk}/").content.decode()
+    assert "has to ask again" in body
+    assert 'name="scopes" value="profile:correct"' not in body  # not granted: not offered
+    assert 'name="categories" value="goals"' not in body
+
+
+def test_revoke(user, connection):
+    tea = make_fact(user)
+    share(connection, tea)
+    response = client_for(user).post(f"/me/assistants/{connection.pk}/revoke/", follow=True)
+    connection.refresh_from_db()
+    assert connection.revoked_at is not None
+    assert not FactShare.objects.filter(connection=connection).exists()
+    assert "cannot be recalled" in response.content.decode()
+
+
+def test_revoke_warning_is_on_the_page(user, connection):
+    body = client_for(user).get(f"/me/assistants/{connection.pk}/").content.decode()
+    assert "already sent cannot be recalled" in body
+
+
+# --- Crafted POSTs: 400/403/404, and nothing changes --------------------------------
+
+
+@pytest.fixture
+def world(user, other_user, connection):
+    """The person's shared fact, another person's fact and connection: what an attack aims at."""
+    mine = make_fact(user)
+    share(connection, mine)
+    theirs = make_fact(other_user, label="Bob's")
+    their_connection = make_connection(other_user, application=make_application("Bob's assistant"))
+    share(their_connection, theirs)
+    return {"mine": mine, "theirs": theirs, "their_connection": their_connection}
+
+
+@pytest.mark.parametrize("action", ["", "shares/", "narrow/", "revoke/"])
+def test_another_persons_connection_is_not_found(user, world, action):
+    target = world["their_connection"]
+    before = snapshot()
+    client = client_for(user)
+    if action:
+        data = {"share": [world["mine"].pk], "scopes": [], "categories": []}
+        response = client.post(f"/me/assistants/{target.pk}/{action}", data)
+    else:
+        response = client.get(f"/me/assistants/{target.pk}/")
+    assert response.status_code == 404
+    assert snapshot() == before
+
+
+@pytest.mark.parametrize("kind", ["theirs", "sensitive", "guess", "health", "not_granted", "archived", "garbage"])
+def test_sharing_what_may_not_be_shared_is_refused(user, connection, world, kind):
+    from apps.memory.services import fact_archive
+
+    ids = {
+        "theirs": lambda: world["theirs"].pk,
+        "sensitive": lambda: make_fact(user, label="PIN", sensitive=True).pk,
+        "guess": lambda: make_fact(user, label="Maybe", certainty="guess").pk,
+        "health": lambda: make_fact(user, category="health", label="Allergy").pk,
+        "not_granted": lambda: make_fact(user, category="goals", label="Marathon").pk,
+        "archived": lambda: fact_archive(fact=make_fact(user, label="Old")).pk,
+        "garbage": lambda: "1 OR 1=1",
+    }[kind]()
+    before = snapshot()
+    response = client_for(user).post(f"/me/assistants/{connection.pk}/shares/", {"share": [world["mine"].pk, ids]})
+    assert response.status_code == 400
+    assert snapshot() == before
+    assert 'role="alert"' in response.content.decode()
+
+
+@pytest.mark.parametrize("data", [
+    {"scopes": ["profile:read", "profile:correct"], "categories": ["basic"]},  # a scope not granted
+    {"scopes": ["profile:read"], "categories": ["basic", "goals"]},  # a category not granted
+    {"scopes": ["profile:read"], "categories": ["health"]},  # a category never grantable
+    {"scopes": ["admin"], "categories": []},
+])
+def test_narrow_cannot_widen(user, connection, world, data):
+    before = snapshot()
+    response = client_for(user).post(f"/me/assistants/{connection.pk}/narrow/", data)
+    assert response.status_code == 400
+    assert snapshot() == before
+
+
+def test_revoked_connection_cannot_be_shared_with_or_narrowed(user, connection, world):
+    client = client_for(user)
+    client.post(f"/me/assistants/{connection.pk}/revoke/")
+    before = snapshot()
+    assert client.post(f"/me/assistants/{connection.pk}/shares/", {"share": [world["mine"].pk]}).status_code == 400
+    assert client.post(f"/me/assistants/{connection.pk}/narrow/", {"scopes": []}).status_code == 400
+    assert snapshot() == before

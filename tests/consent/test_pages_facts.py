@@ -1,0 +1,147 @@
+"""Personal info: add, edit, archive, mark sensitive — and only one's own facts (SPEC W-2, C-2)."""
+
+from __future__ import annotations
+
+import pytest
+
+from apps.memory.models import Fact
+from apps.memory.services import fact_update
+from tests.consent.factories import make_connection, make_fact, share
+from tests.consent.test_pages_support import client_for, compiled_catalogs, snapshot  # noqa: F401
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("compiled_catalogs")]
+
+
+def edit_data(fact, **overrides):
+    data = {"category": fact.category, "label": fact.label, "value": fact.value, "evidence": fact.evidence,
+            "certainty": fact.certainty, "version": fact.version}
+    return {**data, **overrides}
+
+
+def test_facts_grouped_by_category_with_translated_names(user):
+    make_fact(user, category="goals", label="Marathon", value="Run one in 2027")
+    make_fact(user, category="health", label="Allergy", value="Peanuts")
+    body = client_for(user, "zh-CN").get("/me/facts/").content.decode()
+    goals, health = body.index('id="cat-goals-title">目标<'), body.index('id="cat-health-title">健康<')
+    assert goals < body.index("Marathon") < health < body.index("Allergy")
+    assert "未分类" in body  # every category is listed, even when empty
+
+
+def test_add_fact(user):
+    response = client_for(user).post("/me/facts/add/", {
+        "category": "habits", "label": "Walk", "value": "Every evening", "evidence": "", "certainty": "confirmed",
+    })
+    fact = Fact.objects.get(owner=user)
+    assert response.status_code == 302 and response["Location"] == f"/me/facts/#fact-{fact.pk}"
+    assert (fact.category, fact.label, fact.version, fact.sensitive) == ("habits", "Walk", 1, False)
+
+
+def test_add_fact_marked_sensitive(user):
+    client_for(user).post("/me/facts/add/", {"category": "basic", "label": "ID", "value": "x", "certainty": "confirmed",
+                                             "sensitive": "on"})
+    assert Fact.objects.get(owner=user).sensitive is True
+
+
+@pytest.mark.parametrize("bad", [
+    {"label": "x" * 41}, {"value": ""}, {"category": "secrets"}, {"evidence": "two\nlines"}, {"certainty": "sure"},
+])
+def test_add_fact_refuses_bad_shape(user, bad):
+    data = {"category": "habits", "label": "Walk", "value": "Every evening", "certainty": "confirmed", **bad}
+    response = client_for(user).post("/me/facts/add/", data)
+    assert response.status_code == 400
+    assert not Fact.objects.exists()
+    assert 'class="field-error"' in response.content.decode()
+
+
+def test_edit_fact_bumps_version_and_warns_when_shared(user):
+    fact = make_fact(user)
+    connection = make_connection(user)
+    share(connection, fact)
+    client = client_for(user)
+    before = client.get("/me/facts/").content.decode()
+    assert "Shared with 1 assistant — editing asks you to confirm again." in before
+    response = client.post(f"/me/facts/{fact.pk}/edit/", edit_data(fact, value="Oolong"), follow=True)
+    fact.refresh_from_db()
+    assert (fact.value, fact.version) == ("Oolong", 2)
+    body = response.content.decode()
+    assert "Saved as version 2" in body and "Changed since shared with 1 assistant" in body
+    page = client.get(f"/me/assistants/{connection.pk}/").content.decode()
+    assert "Changed since shared — confirm again" in page
+    assert f'value="{fact.pk}" id="share-box-{fact.pk}">' in page  # offered again, not ticked
+
+
+def test_edit_of_evidence_keeps_version(user):
+    fact = make_fact(user)
+    client_for(user).post(f"/me/facts/{fact.pk}/edit/", edit_data(fact, evidence="said twice"))
+    fact.refresh_from_db()
+    assert (fact.evidence, fact.version) == ("said twice", 1)
+
+
+# SPEC C-2: an edit made from an older version is refused, and says so.
+def test_stale_edit_is_refused_with_both_versions(user):
+    fact = make_fact(user, value="Green tea")
+    stale = edit_data(fact, value="Black tea")
+    fact_update(fact=fact, value="White tea")  # changed elsewhere meanwhile
+    response = client_for(user).post(f"/me/facts/{fact.pk}/edit/", stale)
+    assert response.status_code == 409
+    fact.refresh_from_db()
+    assert (fact.value, fact.version) == ("White tea", 2)
+    body = response.content.decode()
+    assert "changed while you were editing it" in body and "White tea" in body and "Black tea" in body
+    assert 'name="version" value="2"' in body  # saving again applies over the new version
+
+
+def test_edit_with_bad_shape_is_refused(user):
+    fact = make_fact(user)
+    response = client_for(user).post(f"/me/facts/{fact.pk}/edit/", edit_data(fact, label=""))
+    assert response.status_code == 400
+    fact.refresh_from_db()
+    assert fact.version == 1
+
+
+def test_archive_fact(user):
+    fact = make_fact(user)
+    client = client_for(user)
+    assert client.post(f"/me/facts/{fact.pk}/archive/").status_code == 302
+    fact.refresh_from_db()
+    assert fact.status == "archived"
+    body = client.get("/me/facts/").content.decode()
+    assert "Archived (1)" in body
+
+
+def test_mark_and_unmark_sensitive(user):
+    fact = make_fact(user)
+    client = client_for(user)
+    client.post(f"/me/facts/{fact.pk}/sensitive/", {"sensitive": "1"})
+    fact.refresh_from_db()
+    assert fact.sensitive and fact.version == 1
+    assert "Sensitive: never shared with any assistant." in client.get("/me/facts/").content.decode()
+    client.post(f"/me/facts/{fact.pk}/sensitive/", {"sensitive": "0"})
+    fact.refresh_from_db()
+    assert not fact.sensitive
+
+
+def test_sensitive_needs_an_explicit_value(user):
+    fact = make_fact(user)
+    assert client_for(user).post(f"/me/facts/{fact.pk}/sensitive/", {"sensitive": "yes"}).status_code == 400
+    fact.refresh_from_db()
+    assert not fact.sensitive
+
+
+# Another person's fact does not exist on these pages: 404 and nothing changes.
+@pytest.mark.parametrize("action,data", [
+    ("edit", {"category": "basic", "label": "Owned", "value": "now", "certainty": "confirmed", "version": 1}),
+    ("archive", {}),
+    ("sensitive", {"sensitive": "1"}),
+])
+def test_actions_on_another_persons_fact_are_not_found(user, other_user, action, data):
+    foreign = make_fact(other_user)
+    before = snapshot()
+    response = client_for(user).post(f"/me/facts/{foreign.pk}/{action}/", data)
+    assert response.status_code == 404
+    assert snapshot() == before
+
+
+def test_page_never_shows_another_persons_facts(user, other_user):
+    make_fact(other_user, label="Bob only")
+    assert "Bob only" not in client_for(user).get("/me/facts/").content.decode()
