@@ -3,11 +3,6 @@
 ``tools/list``, argument validation, the scope check of the /mcp view (A-8)
 and the published manifest are all generated from the entries below; nothing
 else describes a tool.
-
-Tools still to be added here, once their services exist (see docs/mcp.md):
-``search_user_context`` (needs ``profile:read`` + ``context:search``) and
-``propose_memory`` (``op`` add → ``profile:propose``, update/archive →
-``profile:correct``; listed when the token holds either).
 """
 
 from __future__ import annotations
@@ -20,7 +15,7 @@ from typing import Any
 import mcp_types as types
 
 from apps.consent import scopes as scope_names
-from apps.mcp_server import handlers, schemas
+from apps.mcp_server import handlers, proposals, schemas, search
 from apps.mcp_server.profile import canonical_json
 
 Handler = Callable[[Any, dict[str, Any]], handlers.Answer]
@@ -86,8 +81,9 @@ class ToolSpec:
             input_schema=self.input_schema,
             output_schema=self.output_schema,
             annotations=types.ToolAnnotations(
-                title=self.title, read_only_hint=self.read_only, open_world_hint=False,
-                idempotent_hint=self.read_only,
+                # Nothing here deletes: even an archive is only proposed to the user.
+                title=self.title, read_only_hint=self.read_only, destructive_hint=False,
+                idempotent_hint=True, open_world_hint=False,
             ),
         )
 
@@ -104,6 +100,16 @@ class ToolSpec:
 
 
 READ = ScopeRule(always=frozenset({scope_names.PROFILE_READ}))
+SEARCH = ScopeRule(always=frozenset({scope_names.PROFILE_READ, scope_names.CONTEXT_SEARCH}))  # SPEC S-1
+PROPOSE = ScopeRule(  # SPEC P-3: the op decides
+    always=frozenset(),
+    argument="op",
+    by_value={
+        "add": frozenset({scope_names.PROFILE_PROPOSE}),
+        "update": frozenset({scope_names.PROFILE_CORRECT}),
+        "archive": frozenset({scope_names.PROFILE_CORRECT}),
+    },
+)
 
 # Reading lifeos://profile/… resources needs what the read tools need (SPEC M-7).
 RESOURCE_SCOPES = READ
@@ -135,6 +141,34 @@ TOOLS: dict[str, ToolSpec] = {
             output_schema=schemas.PAGE,
             scopes=READ,
             handler=handlers.read_user_context_page,
+        ),
+        ToolSpec(
+            name="search_user_context",
+            title="Search what the user shared",
+            description=(
+                "Finds shared facts whose label or value matches the query (Chinese or English, words or parts "
+                "of words), best first. Returns only the matches, never the whole profile; page with next_offset "
+                "while has_more is true. If window_exhausted is true, narrow the query."
+            ),
+            input_schema=schemas.SEARCH_ARGUMENTS,
+            output_schema=schemas.SEARCH,
+            scopes=SEARCH,
+            handler=search.search_user_context,
+        ),
+        ToolSpec(
+            name="propose_memory",
+            title="Suggest a memory for the user to review",
+            description=(
+                "Suggests adding a fact (op add: category, label, value), correcting one you were given (op "
+                "update: target_fact_id and the new category, label or value) or archiving one (op archive: "
+                "target_fact_id). The user reviews it; status pending does not mean it is remembered. One short "
+                "fact per call: no conversations, no secrets or verification codes. Evidence is one line."
+            ),
+            input_schema=schemas.PROPOSE_ARGUMENTS,
+            output_schema=schemas.PROPOSAL,
+            scopes=PROPOSE,
+            handler=proposals.propose_memory,
+            read_only=False,
         ),
     )
 }

@@ -154,17 +154,27 @@ def _page(snapshot: ProfileSnapshot, offset: int, *, summary: dict[str, Any] | N
     # and no next_offset can be larger than the number of facts.
     worst = envelope([], total)
     worst["has_more"] = False
-    budget = RESULT_MAX_BYTES - json_size(worst)
+    taken = fit(worst, snapshot.facts[offset : offset + PAGE_MAX_FACTS])
+    end = offset + len(taken)
+    return envelope(taken, end if end < total else None)
+
+
+def fit(worst_envelope: dict[str, Any], candidates) -> list[dict[str, str]]:
+    """The leading ``candidates`` (as shown to assistants) that fit into one result with the envelope.
+
+    ``worst_envelope`` is the result without facts at its largest, so what
+    fits here fits in the final result (SPEC M-6).
+    """
+    budget = RESULT_MAX_BYTES - json_size(worst_envelope)
     taken: list[dict[str, str]] = []
     used = 0
-    for fact in snapshot.facts[offset : offset + PAGE_MAX_FACTS]:
+    for fact in candidates:
         public = fact.public()
         cost = json_size(public) + (1 if taken else 0)  # the comma between facts
         if used + cost > budget:
             break
         taken.append(public)
         used += cost
-    end = offset + len(taken)
-    if end == offset and offset < total:  # cannot happen with the field limits of SPEC D-1
+    if candidates and not taken:  # cannot happen with the field limits of SPEC D-1
         raise RuntimeError("a single fact does not fit into one result")
-    return envelope(taken, end if end < total else None)
+    return taken

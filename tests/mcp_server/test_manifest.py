@@ -89,7 +89,13 @@ def test_listing_follows_scopes():
     for size in range(len(scope_names.ALL) + 1):
         for granted in map(frozenset, itertools.combinations(scope_names.ALL, size)):
             listed = {spec.name for spec in catalog.listed(granted)}
-            expected = {"get_user_context", "read_user_context_page"} if "profile:read" in granted else set()
+            expected = set()
+            if "profile:read" in granted:
+                expected |= {"get_user_context", "read_user_context_page"}
+                if "context:search" in granted:
+                    expected.add("search_user_context")
+            if granted & {"profile:propose", "profile:correct"}:
+                expected.add("propose_memory")
             assert listed == expected, granted
 
 

@@ -1,8 +1,7 @@
 """Scope checks that depend on the arguments, as propose_memory's op does (SPEC A-8, P-3, C-6).
 
-propose_memory itself is wired once the proposal service exists (docs/mcp.md);
-here a stand-in with the SPEC's scope rule proves the /mcp view judges the op
-before dispatch.
+A stand-in tool with the same rule keeps these tests about the /mcp view's
+check alone, whatever the proposal service answers.
 """
 
 from __future__ import annotations
@@ -14,15 +13,7 @@ from apps.mcp_server import catalog
 from apps.mcp_server.handlers import Answer
 from tests.mcp_server.rpc import call, post, rpc
 
-PROPOSE = catalog.ScopeRule(
-    always=frozenset(),
-    argument="op",
-    by_value={
-        "add": frozenset({"profile:propose"}),
-        "update": frozenset({"profile:correct"}),
-        "archive": frozenset({"profile:correct"}),
-    },
-)
+PROPOSE = catalog.PROPOSE
 
 
 @pytest.mark.parametrize(
