@@ -215,29 +215,36 @@ CELERY_BEAT_SCHEDULE = {
     },
 }
 
-# --- OAuth for assistants (SPEC A-1 … A-9) -----------------------------------
+# --- OAuth for assistants (SPEC A-1 … A-9; decisions in docs/oauth.md) -------
 OAUTH2_PROVIDER_APPLICATION_MODEL = "oauth2_provider.Application"
 OAUTH2_PROVIDER_ACCESS_TOKEN_MODEL = "oauth2_provider.AccessToken"
 OAUTH2_PROVIDER_REFRESH_TOKEN_MODEL = "oauth2_provider.RefreshToken"
 OAUTH2_PROVIDER_ID_TOKEN_MODEL = "oauth2_provider.IDToken"
 OAUTH2_PROVIDER_GRANT_MODEL = "oauth.HashedGrant"  # codes stored as hashes
 
-# Names only; the plain-words descriptions users see live in apps/oauth/scopes.py.
+# Names only; the plain-words descriptions users see live in apps/consent/scopes.py.
 ASSISTANT_SCOPES = ["profile:read", "profile:propose", "profile:correct", "context:search"]
 REFRESH_FAMILY_LIFETIME = timedelta(days=30)  # absolute, from the original consent
+# Dynamic client registration: at most this many registrations per client IP per window.
+OAUTH_REGISTRATION_RATE_LIMIT = env.int("OAUTH_REGISTRATION_RATE_LIMIT", 60)
+OAUTH_REGISTRATION_RATE_WINDOW = timedelta(hours=1)
+# Proxies in front of the app that append to X-Forwarded-For (0: use REMOTE_ADDR).
+TRUSTED_PROXY_COUNT = env.int("TRUSTED_PROXY_COUNT", 0)
 
 OAUTH2_PROVIDER = {
     "OAUTH2_VALIDATOR_CLASS": "apps.oauth.validators.AssistantOAuth2Validator",
     "SCOPES": {name: name for name in ASSISTANT_SCOPES},
     "DEFAULT_SCOPES": ["profile:read"],
-    "ALLOWED_GRANT_TYPES": ["authorization_code", "refresh_token"],
     "PKCE_REQUIRED": True,
     "AUTHORIZATION_CODE_EXPIRE_SECONDS": 300,
     "ACCESS_TOKEN_EXPIRE_SECONDS": 600,
+    # Kept for the purge (revoked tokens are kept this long for replay detection);
+    # refresh itself ends REFRESH_FAMILY_LIFETIME after the consent (validators.py).
     "REFRESH_TOKEN_EXPIRE_SECONDS": int(REFRESH_FAMILY_LIFETIME.total_seconds()),
     "ROTATE_REFRESH_TOKEN": True,
     "REFRESH_TOKEN_REUSE_PROTECTION": True,
     "REFRESH_TOKEN_GRACE_PERIOD_SECONDS": 0,
+    "REQUEST_APPROVAL_PROMPT": "force",
     "COMPLIANT_BCP_RFC9700_IMPLICIT_GRANT": True,
     "COMPLIANT_BCP_RFC9700_PASSWORD_GRANT": True,
     "COMPLIANT_BCP_RFC9700_PKCE_METHOD": True,
@@ -245,13 +252,28 @@ OAUTH2_PROVIDER = {
     "COMPLIANT_BCP_RFC9700_AUTHZ_RESPONSE_ISS": True,
     "COMPLIANT_BCP_RFC9700_TOKEN_STORAGE": True,
     "COMPLIANT_BCP_RFC9700_REFRESH_TOKEN": True,
-    "COMPLIANT_BCP_RFC9700_REDIRECT_URI_SCHEME": True,
+    # "http" stays allowed for RFC 8252 loopback callbacks of desktop assistants;
+    # registration accepts it only for 127.0.0.1, localhost and [::1] (registration.py).
+    "COMPLIANT_BCP_RFC9700_REDIRECT_URI_SCHEME": False,
     "COMPLIANT_BCP_RFC9700_REDIRECT_URI_MATCHING": True,
     "COMPLIANT_BCP_RFC9700_PKCE_REQUIRED": True,
-    "DCR_ENABLED": True,
+    # Discovery (RFC 8414 / RFC 9728): the issuer is the public origin, whatever host a request used.
+    "OIDC_ISS_ENDPOINT": PUBLIC_BASE_URL,
+    "OAUTH2_RESPONSE_TYPES_SUPPORTED": ["code"],
+    "OAUTH2_GRANT_TYPES_SUPPORTED": ["authorization_code", "refresh_token"],
+    "OAUTH2_TOKEN_ENDPOINT_AUTH_METHODS_SUPPORTED": ["none"],
     "OAUTH2_PROTECTED_RESOURCE_IDENTIFIER": MCP_RESOURCE_URL,
     "OAUTH2_PROTECTED_RESOURCE_AUTHORIZATION_SERVERS": [PUBLIC_BASE_URL],
     "OAUTH2_PROTECTED_RESOURCE_NAME": "LifeOS Memory",
+    # Dynamic client registration (RFC 7591) is open to anyone, rate-limited per IP.
+    "DCR_ENABLED": True,
+    "DCR_REGISTRATION_PERMISSION_CLASSES": ("oauth2_provider.dcr.AllowAllDCRPermission",),
+    # Admin pages that never show a token, code, checksum or hash (SPEC AD-1).
+    "APPLICATION_ADMIN_CLASS": "apps.oauth.admin.ApplicationAdmin",
+    "ACCESS_TOKEN_ADMIN_CLASS": "apps.oauth.admin.AccessTokenAdmin",
+    "REFRESH_TOKEN_ADMIN_CLASS": "apps.oauth.admin.RefreshTokenAdmin",
+    "GRANT_ADMIN_CLASS": "apps.oauth.admin.GrantAdmin",
+    "ID_TOKEN_ADMIN_CLASS": "apps.oauth.admin.IDTokenAdmin",
 }
 
 # --- REST framework (internal agent API) --------------------------------------

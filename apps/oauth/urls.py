@@ -1,3 +1,38 @@
-from django.urls import path  # noqa: F401
+"""The authorization server's URLs (SPEC A-6, I-6), mounted at the site root.
 
-urlpatterns: list = []
+The namespace is django-oauth-toolkit's own: its metadata and registration
+views reverse ``oauth2_provider:<name>`` to publish the endpoint URLs.
+"""
+
+from django.urls import path
+from oauth2_provider.views import OAuthProtectedResourceMetadataView, OAuthServerMetadataView
+
+from apps.oauth import registration, views
+
+app_name = "oauth2_provider"
+
+urlpatterns = [
+    path("oauth/authorize/", views.ConsentView.as_view(), name="authorize"),
+    path("oauth/token/", views.TokenView.as_view(), name="token"),
+    path("oauth/revoke_token/", views.RevokeTokenView.as_view(), name="revoke-token"),
+    path("oauth/register/", registration.RegistrationView.as_view(), name="dcr-register"),
+    path(
+        "oauth/register/<str:client_id>/",
+        registration.RegistrationManagementView.as_view(),
+        name="dcr-register-management",
+    ),
+    # RFC 8414: the issuer is the origin, so the document sits at the root.
+    path(".well-known/oauth-authorization-server", OAuthServerMetadataView.as_view(), name="oauth-server-metadata"),
+    # RFC 9728: the resource is /mcp, so its document is the path-suffixed one; the
+    # root form is served too, for clients that only try that.
+    path(
+        ".well-known/oauth-protected-resource/mcp",
+        OAuthProtectedResourceMetadataView.as_view(),
+        name="oauth-resource-metadata-mcp",
+    ),
+    path(
+        ".well-known/oauth-protected-resource",
+        OAuthProtectedResourceMetadataView.as_view(),
+        name="oauth-resource-metadata",
+    ),
+]

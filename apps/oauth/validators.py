@@ -1,7 +1,213 @@
-"""django-oauth-toolkit validator: the product's OAuth rules, through DOT's hooks."""
+"""django-oauth-toolkit validator: the product's OAuth rules, through DOT's hooks.
 
+Every time decision here reads the product clock (``apps.common.clock``), so
+expiry is testable without sleeping and agrees with the ``/mcp`` bearer check.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from datetime import timedelta
+
+from django.conf import settings
+from django.db.models import F
+from django.views.decorators.debug import sensitive_variables
+from oauth2_provider.models import get_access_token_model, get_grant_model, get_refresh_token_model
 from oauth2_provider.oauth2_validators import OAuth2Validator
+from oauth2_provider.settings import oauth2_settings
+from oauthlib.oauth2.rfc6749 import errors
+
+from apps.common import clock
+from apps.oauth.models import TokenFamily
+from apps.oauth.resource import requested_resources, resource_error
+from apps.oauth.services import RevokedReason, token_family_open, token_family_revoke
+
+# SPEC A-1: the only grants an assistant (a public client) may use: a person's consent, then refresh.
+ASSISTANT_GRANT_TYPES = ("authorization_code", "refresh_token")
+# Internal agents authenticate as confidential clients that staff provision (apps/agents); their
+# tokens carry no user, so /mcp never accepts them (bearer.py).
+SERVICE_GRANT_TYPES = ("client_credentials",)
+PKCE_METHOD = "S256"
+
+
+class _Replayed(Exception):
+    """A code or refresh token was used twice; raised inside the transaction that found out."""
+
+    def __init__(self, family: uuid.UUID | None, reason: str):
+        super().__init__(reason)
+        self.family = family
+        self.reason = reason
+
+
+def _checksum(raw: str) -> str:
+    return hashlib.sha256(raw.encode("utf-8")).hexdigest()
+
+
+def _as_list(value) -> list[str]:
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    return [value] if value else []
 
 
 class AssistantOAuth2Validator(OAuth2Validator):
-    pass
+    """Authorization code + PKCE S256 for ``/mcp`` only, single-use codes, rotating refresh families.
+
+    Besides that, only the client credentials grant, for confidential clients
+    (internal agents); never password, implicit or device code.
+    """
+
+    # --- SPEC A-1: grants and response types -------------------------------------
+
+    def validate_grant_type(self, client_id, grant_type, client, request, *args, **kwargs):
+        allowed = grant_type in ASSISTANT_GRANT_TYPES or (
+            grant_type in SERVICE_GRANT_TYPES and client.client_type == client.CLIENT_CONFIDENTIAL
+        )
+        if not allowed:
+            return False
+        return super().validate_grant_type(client_id, grant_type, client, request, *args, **kwargs)
+
+    def validate_response_type(self, client_id, response_type, client, request, *args, **kwargs):
+        if response_type != "code":
+            return False
+        return super().validate_response_type(client_id, response_type, client, request, *args, **kwargs)
+
+    # --- Authorization codes (SPEC A-2 … A-4, A-6) --------------------------------
+
+    @sensitive_variables()
+    def save_authorization_code(self, client_id, code, request, *args, **kwargs):
+        """Store the code's hash, bound to ``/mcp`` and S256 PKCE, expiring on the product clock.
+
+        The consent view checks both before it shows the page; this is the
+        backstop for anything that reaches code creation another way.
+        """
+        if request.code_challenge_method != PKCE_METHOD or not request.code_challenge:
+            raise errors.InvalidRequestError(
+                description="PKCE with code_challenge_method S256 is required.", request=request
+            )
+        error = resource_error(_as_list(getattr(request, "resource", None)), required=True, request=request)
+        if error is not None:
+            raise error
+        expires = clock.now() + timedelta(seconds=oauth2_settings.AUTHORIZATION_CODE_EXPIRE_SECONDS)
+        self._create_authorization_code(request, code, expires=expires)
+
+    @sensitive_variables()
+    def validate_code(self, client_id, code, client, request, *args, **kwargs):
+        """A live, unredeemed code of this client, exchanged for ``/mcp``.
+
+        A code presented again after its exchange is refused and every token
+        issued from it is revoked (SPEC A-3).
+        """
+        grant = get_grant_model().objects.filter(code=code, application=client).first()
+        if grant is None:
+            return False
+        if grant.redeemed_at is not None:
+            token_family_revoke(family=grant.token_family, reason=RevokedReason.CODE_REPLAY)
+            return False
+        if clock.now() >= grant.expires:
+            return False
+        error = resource_error(requested_resources(request), required=True, request=request)
+        if error is not None:
+            raise error
+        request.scopes = grant.scope.split()
+        request.user = grant.user
+        return True
+
+    def invalidate_authorization_code(self, client_id, code, request, *args, **kwargs):
+        """Keep the code row: it was marked redeemed in the transaction that saved its tokens.
+
+        The toolkit deletes it here; keeping it until it expires is what lets a
+        replay be recognised (``validate_code``).
+        """
+        redeemed = get_grant_model().objects.filter(code=code, application=request.client, redeemed_at__isnull=False)
+        if not redeemed.exists():
+            raise errors.InvalidGrantError(request=request)
+
+    # --- Refresh tokens (SPEC A-2, A-3) -------------------------------------------
+
+    @sensitive_variables()
+    def validate_refresh_token(self, refresh_token, client, request, *args, **kwargs):
+        """A live refresh token of this client whose family is younger than 30 days.
+
+        The 30 days count from the original consent, not from the last refresh
+        (the toolkit's own expiry slides); it supersedes the toolkit's check.
+        Presenting a token that was already rotated revokes its whole family
+        through the toolkit's reuse protection, and the family records why.
+        """
+        refresh_token_model = get_refresh_token_model()
+        rt = (
+            refresh_token_model.objects.filter(token_checksum=_checksum(refresh_token))
+            .select_related("access_token")
+            .order_by(F("revoked").desc(nulls_first=True))
+            .first()
+        )
+        if rt is None:
+            return False
+        if rt.revoked is not None:
+            rotated = bool(rt.token_family) and refresh_token_model.objects.filter(
+                token_family=rt.token_family, pk__gt=rt.pk
+            ).exists()
+            super().validate_refresh_token(refresh_token, client, request, *args, **kwargs)
+            if rotated:
+                token_family_revoke(family=rt.token_family, reason=RevokedReason.REFRESH_REPLAY)
+            return False
+        if rt.application_id != client.pk or rt.access_token is None:
+            return False
+        error = resource_error(requested_resources(request), required=False, request=request)
+        if error is not None:
+            raise error
+        family = TokenFamily.objects.filter(family=rt.token_family).first()
+        if family is None or family.revoked_at is not None:
+            return False
+        if clock.now() >= family.consented_at + settings.REFRESH_FAMILY_LIFETIME:
+            return False
+        request.user = rt.user
+        request.refresh_token = refresh_token
+        request.refresh_token_instance = rt
+        return True
+
+    # --- Saving tokens ---------------------------------------------------------------
+
+    def save_bearer_token(self, token, request, *args, **kwargs):
+        try:
+            return super().save_bearer_token(token, request, *args, **kwargs)
+        except _Replayed as replay:
+            # The transaction that noticed rolled back; the revocation needs its own.
+            token_family_revoke(family=replay.family, reason=replay.reason)
+            raise errors.InvalidGrantError(request=request) from None
+
+    @sensitive_variables()
+    def _save_bearer_token(self, token, request, *args, **kwargs):
+        """Save the pair, stamping expiry on the product clock; a code exchange opens a family.
+
+        The code (or the refresh token being rotated) is locked first, so two
+        concurrent exchanges of one code cannot both get tokens: the loser is
+        treated as a replay.
+        """
+        grant = None
+        if request.grant_type == "authorization_code":
+            grant = get_grant_model().objects.select_for_update().filter(
+                code=request.code, application=request.client
+            ).first()
+            if grant is None or grant.redeemed_at is not None:
+                raise _Replayed(grant.token_family if grant else None, RevokedReason.CODE_REPLAY)
+        elif request.grant_type == "refresh_token":
+            previous = request.refresh_token_instance
+            if not get_refresh_token_model().objects.select_for_update().filter(pk=previous.pk, revoked=None).exists():
+                raise _Replayed(previous.token_family, RevokedReason.REFRESH_REPLAY)
+
+        super()._save_bearer_token(token, request, *args, **kwargs)
+
+        access_token_model = get_access_token_model()
+        access_token = access_token_model.objects.get(token_checksum=_checksum(token["access_token"]))
+        lifetime = timedelta(seconds=token.get("expires_in", oauth2_settings.ACCESS_TOKEN_EXPIRE_SECONDS))
+        access_token_model.objects.filter(pk=access_token.pk).update(expires=clock.now() + lifetime)
+        if grant is not None:
+            family = (
+                get_refresh_token_model()
+                .objects.filter(access_token=access_token)
+                .values_list("token_family", flat=True)
+                .get()
+            )
+            token_family_open(family=family, user=grant.user, application=grant.application)
+            get_grant_model().objects.filter(pk=grant.pk).update(redeemed_at=clock.now(), token_family=family)

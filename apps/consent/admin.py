@@ -1,0 +1,111 @@
+"""Admin for connections, shares and access history (SPEC AD-1).
+
+Read-only: these rows change only through ``apps.consent.services``. Staff
+may revoke connections, which goes through ``connection_revoke`` like the
+person's own page (SPEC C-7). Proposals have their own admin module.
+"""
+
+from django.contrib import admin
+from django.contrib.auth import get_user_model
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
+
+from apps.consent.models import AccessEvent, Connection, FactShare
+from apps.consent.services import connection_revoke
+
+USERNAME = f"user__{get_user_model().USERNAME_FIELD}"
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    fields: tuple = ()
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    def get_readonly_fields(self, request, obj=None):
+        return self.fields
+
+
+class RevokedListFilter(admin.SimpleListFilter):
+    title = _("status")
+    parameter_name = "status"
+
+    def lookups(self, request, model_admin):
+        return [("active", _("Active")), ("revoked", _("Revoked"))]
+
+    def queryset(self, request, queryset):
+        if self.value() == "active":
+            return queryset.filter(revoked_at=None)
+        if self.value() == "revoked":
+            return queryset.exclude(revoked_at=None)
+        return queryset
+
+
+@admin.register(Connection)
+class ConnectionAdmin(ReadOnlyAdmin):
+    list_display = ("id", "user", "assistant", "scope_list", "category_list", "created_at", "last_used_at",
+                    "revoked_at")
+    list_select_related = ("user", "application")
+    list_filter = (RevokedListFilter, "created_at", "last_used_at")
+    search_fields = (USERNAME, "application__name", "application__client_id")
+    fields = ("user", "application", "scopes", "categories", "created_at", "consented_at", "last_used_at",
+              "revoked_at")
+    actions = ("revoke",)
+
+    @admin.display(description=_("assistant (self-declared name)"), ordering="application__name")
+    def assistant(self, obj):
+        return obj.application.name or obj.application.client_id
+
+    @admin.display(description=_("scopes"))
+    def scope_list(self, obj):
+        return ", ".join(obj.scopes) or "—"
+
+    @admin.display(description=_("categories"))
+    def category_list(self, obj):
+        return ", ".join(obj.categories) or "—"
+
+    @admin.action(description=_("Revoke selected connections"), permissions=("change",))
+    def revoke(self, request, queryset):
+        count = 0
+        for connection in queryset:
+            connection_revoke(connection=connection)
+            count += 1
+        self.message_user(request, ngettext("Revoked %d connection.", "Revoked %d connections.", count) % count)
+
+    def has_change_permission(self, request, obj=None):
+        # The list may run the revoke action; a single connection is only ever viewed here.
+        return obj is None and super().has_change_permission(request, obj)
+
+
+@admin.register(FactShare)
+class FactShareAdmin(ReadOnlyAdmin):
+    list_display = ("id", "connection", "fact_id", "fact_version", "shared_at")
+    list_select_related = ("connection__user", "connection__application")
+    list_filter = ("shared_at",)
+    search_fields = (f"connection__{USERNAME}", "connection__application__name")
+    fields = ("connection", "fact", "fact_version", "shared_at")
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(AccessEvent)
+class AccessEventAdmin(ReadOnlyAdmin):
+    list_display = ("id", "connection", "tool", "fact_count", "created_at")
+    list_select_related = ("connection__user", "connection__application")
+    list_filter = ("tool", "created_at")
+    search_fields = (f"connection__{USERNAME}", "connection__application__name", "tool")
+    fields = ("connection", "tool", "facts", "created_at")
+
+    @admin.display(description=_("facts sent"))
+    def fact_count(self, obj):
+        return len(obj.facts or [])
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+from apps.consent import admin_proposals  # noqa: E402, F401  (the Proposal admin)

@@ -1,0 +1,148 @@
+"""Admin for clients, tokens and codes that never shows a token, code, checksum or hash (SPEC AD-1).
+
+django-oauth-toolkit registers its models with the classes named in the
+``*_ADMIN_CLASS`` settings, which point here. Each lists only non-secret
+fields; the raw-value columns are blank anyway (hashed storage), and their
+hashes are not shown either.
+"""
+
+from django.contrib import admin
+from django.contrib.auth import get_user_model
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
+from oauth2_provider.models import revoke_access_token
+
+from apps.oauth.models import TokenFamily
+
+USER_SEARCH = (f"user__{get_user_model().USERNAME_FIELD}",)
+APPLICATION_SEARCH = ("application__name", "application__client_id")
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Rows written only by the OAuth flows: no adding, and every shown field read-only."""
+
+    fields: tuple = ()
+
+    @admin.display(description=_("resource"))
+    def resource_list(self, obj):
+        return " ".join(obj.resource or []) or "—"
+
+    def has_add_permission(self, request):
+        return False
+
+    def get_readonly_fields(self, request, obj=None):
+        return self.fields
+
+    def has_delete_permission(self, request, obj=None):
+        # Revoke instead: deleting would drop what replay detection needs.
+        return False
+
+
+class ApplicationAdmin(admin.ModelAdmin):
+    """OAuth clients: assistants register themselves (names self-declared); staff add internal agents' clients.
+
+    A new client's secret is shown once, on the add form, before it is stored
+    hashed; afterwards neither the secret nor its hash is shown.
+    """
+
+    list_display = ("name", "client_id", "client_type", "authorization_grant_type", "registration_source", "created")
+    list_filter = ("client_type", "authorization_grant_type", "registration_source")
+    search_fields = ("name", "client_id")
+    add_fields = ("name", "client_type", "authorization_grant_type", "redirect_uris", "client_id", "client_secret")
+    change_fields = ("name", "client_id", "user", "redirect_uris", "client_type", "authorization_grant_type",
+                     "registration_source", "created", "updated")
+
+    def get_fields(self, request, obj=None):
+        return self.add_fields if obj is None else self.change_fields
+
+    def get_readonly_fields(self, request, obj=None):
+        return () if obj is None else self.change_fields
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        form = super().get_form(request, obj, change=change, **kwargs)
+        if "client_secret" in form.base_fields:
+            form.base_fields["client_secret"].help_text = _(
+                "Copy it now: it is stored hashed and cannot be shown again."
+            )
+        return form
+
+
+class AccessTokenAdmin(ReadOnlyAdmin):
+    list_display = ("id", "user", "application", "expires", "scope", "resource_list", "created")
+    list_select_related = ("user", "application")
+    list_filter = ("expires", "application")
+    search_fields = USER_SEARCH + APPLICATION_SEARCH
+    fields = ("id", "user", "application", "scope", "resource_list", "expires", "created", "updated")
+    actions = ("revoke",)
+
+    @admin.action(description=_("Revoke selected access tokens"), permissions=("change",))
+    def revoke(self, request, queryset):
+        count = 0
+        for token in queryset:
+            revoke_access_token(token)
+            count += 1
+        self.message_user(request, ngettext("Revoked %d access token.", "Revoked %d access tokens.", count) % count)
+
+    def has_change_permission(self, request, obj=None):
+        return obj is None and super().has_change_permission(request, obj)
+
+
+class RefreshTokenAdmin(ReadOnlyAdmin):
+    list_display = ("id", "user", "application", "pair_scope", "resource_list", "revoked", "created")
+    list_select_related = ("user", "application", "access_token")
+    list_filter = ("revoked", "application")
+    search_fields = USER_SEARCH + APPLICATION_SEARCH
+    fields = ("id", "user", "application", "pair_scope", "resource_list", "token_family", "revoked", "created")
+    actions = ("revoke",)
+
+    @admin.action(description=_("Revoke selected refresh tokens"), permissions=("change",))
+    def revoke(self, request, queryset):
+        count = 0
+        for token in queryset:
+            token.revoke()
+            count += 1
+        self.message_user(request, ngettext("Revoked %d refresh token.", "Revoked %d refresh tokens.", count) % count)
+
+    @admin.display(description=_("scope"))
+    def pair_scope(self, obj):
+        return obj.access_token.scope if obj.access_token_id else "—"
+
+    def has_change_permission(self, request, obj=None):
+        return obj is None and super().has_change_permission(request, obj)
+
+
+class GrantAdmin(ReadOnlyAdmin):
+    list_display = ("id", "user", "application", "expires", "scope", "resource_list", "redeemed_at")
+    list_select_related = ("user", "application")
+    list_filter = ("expires", "redeemed_at", "application")
+    search_fields = USER_SEARCH + APPLICATION_SEARCH
+    fields = ("id", "user", "application", "scope", "resource_list", "redirect_uri", "expires", "redeemed_at",
+              "token_family", "created")
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+class IDTokenAdmin(ReadOnlyAdmin):
+    list_display = ("id", "user", "application", "expires", "scope")
+    list_select_related = ("user", "application")
+    list_filter = ("expires", "application")
+    search_fields = USER_SEARCH + APPLICATION_SEARCH
+    fields = ("id", "user", "application", "scope", "expires", "created")
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(TokenFamily)
+class TokenFamilyAdmin(ReadOnlyAdmin):
+    """Each consent's token lineage; a replay ends it and says why (SPEC A-3)."""
+
+    list_display = ("family", "user", "application", "consented_at", "revoked_at", "revoked_reason")
+    list_select_related = ("user", "application")
+    list_filter = ("revoked_reason", "consented_at", "revoked_at")
+    search_fields = USER_SEARCH + APPLICATION_SEARCH
+    fields = ("family", "user", "application", "consented_at", "revoked_at", "revoked_reason")
+
+    def has_change_permission(self, request, obj=None):
+        return False

@@ -1,0 +1,155 @@
+"""Dynamic client registration for assistants (SPEC A-6, RFC 7591 / 7592).
+
+django-oauth-toolkit's registration views, narrowed to what an assistant may
+be: a public client (``token_endpoint_auth_method`` "none") using the
+authorization code grant, whose redirect URIs are https or loopback http.
+Registration is open to anyone, so it is rate-limited per client IP.
+"""
+
+from __future__ import annotations
+
+import json
+from urllib.parse import urlsplit
+
+from django.conf import settings
+from django.http import JsonResponse
+from oauth2_provider.views import DynamicClientRegistrationManagementView, DynamicClientRegistrationView
+
+from apps.oauth.throttle import client_ip, throttle_hit
+
+PUBLIC_AUTH_METHOD = "none"
+GRANT_TYPES = ("authorization_code", "refresh_token")
+RESPONSE_TYPES = ("code",)
+LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
+MAX_REDIRECT_URIS = 10
+MAX_REDIRECT_URI_LENGTH = 2000
+MAX_CLIENT_NAME_LENGTH = 100
+
+
+class MetadataRefused(Exception):
+    def __init__(self, error: str, description: str):
+        super().__init__(description)
+        self.error = error
+        self.description = description
+
+    def response(self) -> JsonResponse:
+        return JsonResponse({"error": self.error, "error_description": self.description}, status=400)
+
+
+def redirect_uri_problem(uri) -> str | None:
+    """Why this redirect URI cannot be registered, or ``None``."""
+    if not isinstance(uri, str) or not uri:
+        return "Each redirect URI must be a non-empty string."
+    if len(uri) > MAX_REDIRECT_URI_LENGTH:
+        return f"Redirect URIs are limited to {MAX_REDIRECT_URI_LENGTH} characters."
+    parts = urlsplit(uri)
+    if "#" in uri:
+        return "Redirect URIs must not have a fragment."
+    if "@" in parts.netloc:
+        return "Redirect URIs must not carry credentials."
+    try:
+        host = parts.hostname
+        parts.port  # noqa: B018 - a malformed port raises here
+    except ValueError:
+        return "Redirect URIs must be valid absolute URLs."
+    if parts.scheme == "https" and host:
+        return None
+    if parts.scheme == "http" and host in LOOPBACK_HOSTS:
+        return None
+    return "Redirect URIs must use https, or http on a loopback address (127.0.0.1, localhost, [::1])."
+
+
+def assistant_metadata(data) -> dict:
+    """The client metadata with the product's rules applied; raises ``MetadataRefused``.
+
+    An omitted ``token_endpoint_auth_method`` becomes "none" (RFC 7591 §3.2.1
+    lets the server substitute values); any other method is refused, since an
+    assistant cannot keep a secret.
+    """
+    if not isinstance(data, dict):
+        raise MetadataRefused("invalid_client_metadata", "Request body must be a JSON object.")
+    data = dict(data)
+    method = data.setdefault("token_endpoint_auth_method", PUBLIC_AUTH_METHOD)
+    if method != PUBLIC_AUTH_METHOD:
+        raise MetadataRefused(
+            "invalid_client_metadata", 'Only public clients can register: token_endpoint_auth_method must be "none".'
+        )
+    grant_types = data.setdefault("grant_types", list(GRANT_TYPES))
+    if (
+        not isinstance(grant_types, list)
+        or "authorization_code" not in grant_types
+        or not set(grant_types) <= set(GRANT_TYPES)
+    ):
+        raise MetadataRefused(
+            "invalid_client_metadata", "grant_types must be authorization_code, optionally with refresh_token."
+        )
+    response_types = data.get("response_types", list(RESPONSE_TYPES))
+    if not isinstance(response_types, list) or not set(response_types) <= set(RESPONSE_TYPES) or not response_types:
+        raise MetadataRefused("invalid_client_metadata", 'response_types must be ["code"].')
+    name = data.get("client_name", "")
+    if not isinstance(name, str) or len(name) > MAX_CLIENT_NAME_LENGTH:
+        raise MetadataRefused(
+            "invalid_client_metadata", f"client_name must be a string of at most {MAX_CLIENT_NAME_LENGTH} characters."
+        )
+    redirect_uris = data.get("redirect_uris")
+    if not isinstance(redirect_uris, list) or not redirect_uris or len(redirect_uris) > MAX_REDIRECT_URIS:
+        raise MetadataRefused(
+            "invalid_redirect_uri", f"redirect_uris must list between 1 and {MAX_REDIRECT_URIS} URIs."
+        )
+    for uri in redirect_uris:
+        problem = redirect_uri_problem(uri)
+        if problem:
+            raise MetadataRefused("invalid_redirect_uri", problem)
+    return data
+
+
+def _apply_rules(request) -> JsonResponse | None:
+    """Check the JSON body and hand the toolkit the normalised metadata (or the refusal)."""
+    try:
+        data = json.loads(request.body)
+    except (ValueError, UnicodeDecodeError):
+        return MetadataRefused("invalid_client_metadata", "Request body must be valid JSON.").response()
+    try:
+        metadata = assistant_metadata(data)
+    except MetadataRefused as refused:
+        return refused.response()
+    # The toolkit's view reads the body itself; give it the normalised metadata.
+    request._body = json.dumps(metadata).encode("utf-8")
+    return None
+
+
+class RegistrationView(DynamicClientRegistrationView):
+    """RFC 7591 registration endpoint, at most N registrations per client IP per window."""
+
+    def post(self, request, *args, **kwargs):
+        retry_after = throttle_hit(
+            scope="oauth-registration",
+            key=client_ip(request),
+            limit=settings.OAUTH_REGISTRATION_RATE_LIMIT,
+            window=settings.OAUTH_REGISTRATION_RATE_WINDOW,
+        )
+        if retry_after is not None:
+            response = JsonResponse(
+                {
+                    "error": "rate_limited",
+                    "error_description": "Too many client registrations from this address; try again later.",
+                    "retry_after": retry_after,
+                },
+                status=429,
+            )
+            response["Retry-After"] = str(retry_after)
+            return response
+        refused = _apply_rules(request)
+        if refused is not None:
+            return refused
+        return super().post(request, *args, **kwargs)
+
+
+class RegistrationManagementView(DynamicClientRegistrationManagementView):
+    """RFC 7592 client configuration endpoint; an update obeys the same rules as registration."""
+
+    def put(self, request, client_id, *args, **kwargs):
+        refused = _apply_rules(request)
+        if refused is not None:
+            return refused
+        return super().put(request, client_id, *args, **kwargs)

@@ -1,0 +1,40 @@
+"""A fixed-window request counter in Django's cache, shared by every worker when the cache is Redis."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.conf import settings
+from django.core.cache import cache
+
+from apps.common import clock
+
+
+def client_ip(request) -> str:
+    """The caller's address: ``REMOTE_ADDR``, or the entry our own proxies added to X-Forwarded-For.
+
+    Only the last ``TRUSTED_PROXY_COUNT`` entries were written by proxies we
+    run; anything left of them is whatever the client chose to send.
+    """
+    trusted = settings.TRUSTED_PROXY_COUNT
+    if trusted > 0:
+        hops = [hop.strip() for hop in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",") if hop.strip()]
+        if len(hops) >= trusted:
+            return hops[-trusted]
+    return request.META.get("REMOTE_ADDR", "") or "unknown"
+
+
+def throttle_hit(*, scope: str, key: str, limit: int, window: timedelta) -> int | None:
+    """Count one request; return the seconds until the window ends when over ``limit``, else ``None``."""
+    seconds = max(1, int(window.total_seconds()))
+    now = int(clock.now().timestamp())
+    cache_key = f"throttle:{scope}:{key}:{now // seconds}"
+    cache.add(cache_key, 0, timeout=seconds)
+    try:
+        count = cache.incr(cache_key)
+    except ValueError:  # the key expired between add() and incr()
+        cache.add(cache_key, 1, timeout=seconds)
+        count = 1
+    if count <= limit:
+        return None
+    return seconds - now % seconds

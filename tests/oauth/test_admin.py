@@ -1,0 +1,96 @@
+"""Admin pages for OAuth and consent rows (SPEC AD-1): useful, and never showing a secret or its hash."""
+
+import hashlib
+
+import pytest
+from django.apps import apps
+from django.db import connection
+from django.test import Client
+from oauth2_provider.models import get_application_model
+
+from apps.consent.models import Connection
+from apps.oauth.bearer import authenticate_bearer
+from tests.oauth import flow as oauth_flow
+
+pytestmark = pytest.mark.django_db
+
+
+def sha256(value: str) -> str:
+    return hashlib.sha256(value.encode()).hexdigest()
+
+
+@pytest.fixture
+def admin_client(django_user_model):
+    staff = django_user_model.objects.create_superuser("staff", "staff@example.com", "staff-password")
+    client = Client()
+    client.force_login(staff)
+    return client
+
+
+# SPEC AD-1: every admin page for these models renders, and shows no token, code, checksum or hash.
+def test_admin_pages_show_no_secret(assistant, browser, admin_client):
+    flow = oauth_flow.full_flow(assistant, browser)
+    admin = admin_client
+    forbidden = set(flow.secrets_seen) | {sha256(secret) for secret in flow.secrets_seen}
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT client_secret FROM oauth2_provider_application")
+        forbidden |= {row[0] for row in cursor.fetchall() if row[0]}
+        cursor.execute("SELECT code FROM oauth_hashedgrant")
+        forbidden |= {row[0] for row in cursor.fetchall()}
+
+    models = ["oauth2_provider/application", "oauth2_provider/accesstoken", "oauth2_provider/refreshtoken",
+              "oauth2_provider/idtoken", "oauth/hashedgrant", "oauth/tokenfamily", "consent/connection",
+              "consent/factshare", "consent/accessevent"]
+    seen_rows = 0
+    for label in models:
+        changelist = admin.get(f"/admin/{label}/")
+        assert changelist.status_code == 200, label
+        pages = [changelist]
+        for pk in apps.get_model(*label.split("/")).objects.values_list("pk", flat=True):
+            pages.append(admin.get(f"/admin/{label}/{pk}/change/"))
+            assert pages[-1].status_code == 200, (label, pk)
+            seen_rows += 1
+        for page in pages:
+            html = page.content.decode()
+            assert [value for value in forbidden if value in html] == [], label
+    assert seen_rows > 10
+
+
+# SPEC AD-1, C-7: staff revoke a connection from its admin list; its tokens die at once.
+def test_admin_revokes_connections(assistant, browser, connected, admin_client):
+    admin = admin_client
+    connection_row = Connection.objects.get()
+    response = admin.post("/admin/consent/connection/", {"action": "revoke", "_selected_action": [connection_row.pk]})
+    assert response.status_code == 302
+    connection_row.refresh_from_db()
+    assert connection_row.revoked_at is not None
+    assert authenticate_bearer(connected.tokens[0]["access_token"]) is None
+    assert oauth_flow.refresh(assistant, connected, connected.tokens[0]["refresh_token"]).status_code == 400
+
+
+# SPEC AD-1: staff add an internal agent's client; its secret is shown once, then stored only hashed.
+def test_admin_adds_a_client_and_never_shows_its_secret_again(admin_client):
+    page = admin_client.get("/admin/oauth2_provider/application/add/")
+    assert page.status_code == 200
+    response = admin_client.post("/admin/oauth2_provider/application/add/", {
+        "name": "Planner agent", "client_type": "confidential", "authorization_grant_type": "client-credentials",
+        "redirect_uris": "", "client_id": "planner", "client_secret": "copied-once-secret-value",
+    })
+    assert response.status_code == 302, response.content
+    application = get_application_model().objects.get(client_id="planner")
+    assert application.client_secret != "copied-once-secret-value"
+    assert application.client_secret.startswith(("md5$", "pbkdf2", "argon2", "bcrypt", "scrypt"))
+    html = admin_client.get(f"/admin/oauth2_provider/application/{application.pk}/change/").content.decode()
+    assert "copied-once-secret-value" not in html and application.client_secret not in html
+
+
+# SPEC AD-1: lists can be filtered and searched by person and assistant name.
+def test_admin_lists_filter_and_search(assistant, browser, connected, admin_client):
+    for url in ("/admin/consent/connection/?q=alice", "/admin/consent/connection/?status=active",
+                "/admin/oauth2_provider/accesstoken/?q=Helpful", "/admin/oauth2_provider/refreshtoken/?q=alice",
+                "/admin/oauth/tokenfamily/?q=Helpful", "/admin/oauth/hashedgrant/?q=alice"):
+        page = admin_client.get(url)
+        assert page.status_code == 200, url
+        assert "alice" in page.content.decode(), url
+    page = admin_client.get("/admin/consent/connection/?status=revoked")
+    assert "Helpful Assistant" not in page.content.decode().split("result_list")[-1]

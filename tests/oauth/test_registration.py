@@ -1,0 +1,166 @@
+"""Dynamic client registration (SPEC A-6, RFC 7591): public clients only, safe redirect URIs, rate-limited."""
+
+import json
+from datetime import timedelta
+
+import pytest
+from oauth2_provider.models import get_application_model
+
+from tests.oauth import flow as oauth_flow
+
+pytestmark = pytest.mark.django_db
+
+Application = get_application_model()
+
+
+# SPEC A-6: a public client registers with the metadata the MCP SDK sends.
+def test_public_client_registers(assistant):
+    response = oauth_flow.register(assistant)
+    assert response.status_code == 201
+    data = response.json()
+    assert data["token_endpoint_auth_method"] == "none"
+    assert data["grant_types"] == ["authorization_code", "refresh_token"]
+    assert data["redirect_uris"] == [oauth_flow.REDIRECT_URI]
+    assert data["client_name"] == "Helpful Assistant"
+    assert "client_secret" not in data
+    app = Application.objects.get(client_id=data["client_id"])
+    assert app.client_type == "public" and app.authorization_grant_type == "authorization-code"
+    assert app.registration_source == "dcr"
+
+
+# RFC 7591 §3.2.1: an omitted auth method is registered as "none" (the MCP SDK may omit it).
+def test_omitted_auth_method_becomes_none(assistant):
+    response = oauth_flow.register(assistant, token_endpoint_auth_method=None, grant_types=None,
+                                   response_types=None)
+    assert response.status_code == 201, response.content
+    assert response.json()["token_endpoint_auth_method"] == "none"
+    assert Application.objects.get().client_type == "public"
+
+
+# SPEC A-1: confidential clients and other grants cannot register.
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        {"token_endpoint_auth_method": "client_secret_basic"},
+        {"token_endpoint_auth_method": "client_secret_post"},
+        {"grant_types": ["client_credentials"]},
+        {"grant_types": ["authorization_code", "password"]},
+        {"grant_types": ["implicit"]},
+        {"response_types": ["token"]},
+        {"client_name": "x" * 101},
+    ],
+)
+def test_refused_metadata(assistant, overrides):
+    response = oauth_flow.register(assistant, **overrides)
+    assert response.status_code == 400
+    assert response.json()["error"] == "invalid_client_metadata"
+    assert not Application.objects.exists()
+
+
+# SPEC A-6: redirect URIs are https, or http on a loopback address.
+@pytest.mark.parametrize(
+    "uri",
+    [
+        "https://assistant.example/callback",
+        "http://127.0.0.1:33418/callback",
+        "http://localhost:8080/oauth/callback",
+        "http://[::1]:9000/cb",
+        "https://127.0.0.1/cb?x=1",
+    ],
+)
+def test_accepted_redirect_uris(assistant, uri):
+    response = oauth_flow.register(assistant, redirect_uris=[uri])
+    assert response.status_code == 201, response.content
+
+
+@pytest.mark.parametrize(
+    "uri",
+    [
+        "http://assistant.example/callback",
+        "http://192.168.1.20:8080/callback",
+        "http://127.0.0.2/callback",
+        "http://localhost.example.com/callback",
+        "myapp://callback",
+        "javascript:alert(1)",
+        "https://assistant.example/callback#frag",
+        "https://user:pw@assistant.example/callback",
+        "/relative/callback",
+        "",
+    ],
+)
+def test_refused_redirect_uris(assistant, uri):
+    response = oauth_flow.register(assistant, redirect_uris=[oauth_flow.REDIRECT_URI, uri])
+    assert response.status_code == 400
+    assert response.json()["error"] == "invalid_redirect_uri"
+    assert not Application.objects.exists()
+
+
+def test_redirect_uris_required(assistant):
+    for value in (None, [], "http://127.0.0.1/cb", [oauth_flow.REDIRECT_URI] * 11):
+        response = oauth_flow.register(assistant, redirect_uris=value)
+        assert response.status_code == 400
+        assert response.json()["error"] == "invalid_redirect_uri"
+
+
+def test_not_json(assistant):
+    response = assistant.post("/oauth/register/", data="client_name=x", content_type="application/json")
+    assert response.status_code == 400
+    assert response.json()["error"] == "invalid_client_metadata"
+
+
+# SPEC A-6: registration is rate-limited per client IP, with a clear 429 JSON error.
+def test_registration_rate_limit(settings, frozen_clock, assistant):
+    settings.OAUTH_REGISTRATION_RATE_LIMIT = 3
+    for _ in range(3):
+        assert oauth_flow.register(assistant).status_code == 201
+    response = oauth_flow.register(assistant)
+    assert response.status_code == 429
+    assert response["Content-Type"] == "application/json"
+    body = response.json()
+    assert body["error"] == "rate_limited"
+    assert "try again later" in body["error_description"]
+    assert 0 < int(response["Retry-After"]) <= 3600
+    assert Application.objects.count() == 3
+
+    # Another address has its own allowance; refused requests count too, so the address stays blocked.
+    other = assistant.post("/oauth/register/", data="{}", content_type="application/json", REMOTE_ADDR="10.0.0.9")
+    assert other.status_code == 400
+    assert oauth_flow.register(assistant).status_code == 429
+
+    # The next window starts afresh.
+    frozen_clock.advance(timedelta(hours=1))
+    assert oauth_flow.register(assistant).status_code == 201
+
+
+# Behind our own load balancer, the address it saw is the one that counts, not whatever the client claims.
+def test_rate_limit_behind_proxy(settings, assistant):
+    settings.OAUTH_REGISTRATION_RATE_LIMIT = 1
+    settings.TRUSTED_PROXY_COUNT = 1
+    forwarded = {"HTTP_X_FORWARDED_FOR": "203.0.113.7, 198.51.100.1", "REMOTE_ADDR": "10.0.0.1"}
+    spoofed = {"HTTP_X_FORWARDED_FOR": "203.0.113.99, 198.51.100.1", "REMOTE_ADDR": "10.0.0.1"}
+    assert oauth_flow.register(assistant).status_code == 201  # REMOTE_ADDR 127.0.0.1, no header
+    assert _register_from(assistant, forwarded).status_code == 201
+    assert _register_from(assistant, spoofed).status_code == 429  # same last hop: same client
+    assert _register_from(assistant, {"HTTP_X_FORWARDED_FOR": "198.51.100.2"}).status_code == 201
+
+
+def _register_from(assistant, meta):
+    body = {"client_name": "A", "redirect_uris": [oauth_flow.REDIRECT_URI], "token_endpoint_auth_method": "none"}
+    return assistant.post("/oauth/register/", data=json.dumps(body), content_type="application/json", **meta)
+
+
+# RFC 7592: an update through the management endpoint obeys the same rules.
+def test_management_update_obeys_rules(assistant):
+    data = oauth_flow.register(assistant).json()
+    auth = {"HTTP_AUTHORIZATION": "Bearer " + data["registration_access_token"]}
+    url = f"/oauth/register/{data['client_id']}/"
+    assert data["registration_client_uri"].endswith(url)
+    bad = {"redirect_uris": ["http://evil.example/cb"], "token_endpoint_auth_method": "none"}
+    response = assistant.put(url, data=json.dumps(bad), content_type="application/json", **auth)
+    assert response.status_code == 400
+    assert Application.objects.get().redirect_uris == oauth_flow.REDIRECT_URI
+    good = {"redirect_uris": ["https://assistant.example/cb"], "client_name": "Renamed"}
+    response = assistant.put(url, data=json.dumps(good), content_type="application/json", **auth)
+    assert response.status_code == 200, response.content
+    app = Application.objects.get()
+    assert app.redirect_uris == "https://assistant.example/cb" and app.client_type == "public"

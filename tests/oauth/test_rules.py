@@ -1,0 +1,188 @@
+"""Requests the authorization server refuses: wrong resource, weak PKCE, other grants, tokens in URLs."""
+
+from urllib.parse import urlencode
+
+import pytest
+from django.conf import settings
+from oauth2_provider.models import get_access_token_model, get_application_model
+
+from apps.consent.models import Connection
+from apps.oauth.bearer import authenticate_bearer
+from apps.oauth.models import HashedGrant, TokenFamily
+from tests.oauth import flow as oauth_flow
+
+pytestmark = pytest.mark.django_db
+
+OTHER_RESOURCE = "https://elsewhere.example/api"
+
+
+def authorize(browser, flow, **params):
+    flow.verifier, flow.challenge = oauth_flow.pkce_pair()
+    return browser.get(oauth_flow.authorize_url(flow.client_id, flow.challenge, **params))
+
+
+def assert_error_redirect(response, error):
+    assert response.status_code == 302, response.content
+    assert response["Location"].startswith(oauth_flow.REDIRECT_URI + "?")
+    params = oauth_flow.query_of(response["Location"])
+    assert params["error"] == error, params
+    assert params["state"] == "state-123"
+    assert "code" not in params
+
+
+def assert_nothing_issued():
+    assert not HashedGrant.objects.exists()
+    assert not TokenFamily.objects.exists()
+    assert not Connection.objects.exists()
+
+
+# SPEC A-6: the resource indicator is required at the authorization endpoint and must be /mcp.
+@pytest.mark.parametrize(
+    "resource",
+    [None, OTHER_RESOURCE, settings.MCP_RESOURCE_URL + "/", settings.PUBLIC_BASE_URL, "not a uri"],
+    ids=["missing", "other", "trailing-slash", "origin", "malformed"],
+)
+def test_authorize_refuses_other_or_missing_resource(assistant, browser, resource):
+    flow = oauth_flow.registered(assistant)
+    assert_error_redirect(authorize(browser, flow, resource=resource), "invalid_target")
+    assert_nothing_issued()
+
+
+# SPEC A-6: two resources at once are refused too.
+def test_authorize_refuses_two_resources(assistant, browser):
+    flow = oauth_flow.registered(assistant)
+    flow.verifier, flow.challenge = oauth_flow.pkce_pair()
+    url = oauth_flow.authorize_url(flow.client_id, flow.challenge) + "&" + urlencode({"resource": OTHER_RESOURCE})
+    assert_error_redirect(browser.get(url), "invalid_target")
+
+
+# SPEC A-6: the resource is required at the token endpoint and must be /mcp; nothing is issued otherwise.
+@pytest.mark.parametrize("resource", [None, OTHER_RESOURCE], ids=["missing", "other"])
+def test_token_refuses_other_or_missing_resource(assistant, approved, resource):
+    response = oauth_flow.exchange(assistant, approved, resource=resource)
+    assert response.status_code == 400
+    assert response.json()["error"] == "invalid_target"
+    assert not TokenFamily.objects.exists()
+    assert not HashedGrant.objects.filter(redeemed_at__isnull=False).exists()
+
+
+# SPEC A-6: on refresh the token keeps its /mcp binding: another resource is refused; none inherits /mcp
+# (the MCP SDK omits it when it refreshes before rediscovering the resource).
+def test_refresh_resource(assistant, connected):
+    response = oauth_flow.refresh(assistant, connected, connected.tokens[0]["refresh_token"], resource=OTHER_RESOURCE)
+    assert response.status_code == 400
+    assert response.json()["error"] == "invalid_target"
+    response = oauth_flow.refresh(assistant, connected, connected.tokens[0]["refresh_token"], resource=None)
+    assert response.status_code == 200, response.content
+    assert authenticate_bearer(response.json()["access_token"]) is not None
+
+
+# SPEC A-1: PKCE is required and must be S256.
+@pytest.mark.parametrize(
+    "params, error",
+    [
+        ({"code_challenge_method": "plain"}, "invalid_request"),
+        ({"code_challenge_method": None}, "invalid_request"),  # defaults to plain
+        ({"code_challenge": None, "code_challenge_method": None}, "invalid_request"),
+    ],
+    ids=["plain", "method-missing", "no-pkce"],
+)
+def test_authorize_refuses_weak_or_missing_pkce(assistant, browser, params, error):
+    flow = oauth_flow.registered(assistant)
+    assert_error_redirect(authorize(browser, flow, **params), error)
+    assert_nothing_issued()
+
+
+# SPEC A-1: the code is exchanged only with the matching verifier.
+@pytest.mark.parametrize("verifier, error", [("", "invalid_request"), ("x" * 50, "invalid_grant")],
+                         ids=["missing", "wrong"])
+def test_token_needs_the_verifier(assistant, approved, verifier, error):
+    data = {"grant_type": "authorization_code", "code": approved.code, "redirect_uri": oauth_flow.REDIRECT_URI,
+            "client_id": approved.client_id, "resource": settings.MCP_RESOURCE_URL}
+    if verifier:
+        data["code_verifier"] = verifier
+    response = assistant.post("/oauth/token/", data=urlencode(data), content_type="application/x-www-form-urlencoded")
+    assert response.status_code == 400
+    assert response.json()["error"] == error
+    assert not TokenFamily.objects.exists()
+
+
+# SPEC A-1: no other grant: implicit, password and client credentials are refused.
+def test_other_grants_refused(assistant, browser, user):
+    flow = oauth_flow.registered(assistant)
+    assert_error_redirect(authorize(browser, flow, response_type="token"), "unauthorized_client")
+    for data in (
+        {"grant_type": "password", "username": "alice", "password": "alice-password", "client_id": flow.client_id},
+        {"grant_type": "client_credentials", "client_id": flow.client_id},
+    ):
+        response = assistant.post("/oauth/token/", data=urlencode(data),
+                                  content_type="application/x-www-form-urlencoded")
+        assert response.status_code in (400, 401)
+        assert response.json()["error"] in ("unauthorized_client", "unsupported_grant_type", "invalid_client")
+    assert_nothing_issued()
+
+
+# SPEC A-1: the password grant is refused even to a client provisioned for it by hand.
+def test_password_grant_refused_even_for_a_client_made_for_it(assistant, user):
+    get_application_model().objects.create(
+        name="Script", client_id="script", client_secret="s3cret-value", hash_client_secret=False,
+        client_type="confidential", authorization_grant_type="password",
+    )
+    data = {"grant_type": "password", "client_id": "script", "client_secret": "s3cret-value",
+            "username": "alice", "password": "alice-password"}
+    response = assistant.post("/oauth/token/", data=urlencode(data), content_type="application/x-www-form-urlencoded")
+    assert response.status_code in (400, 401)
+    assert response.json()["error"] == "unauthorized_client"
+    assert not get_access_token_model().objects.exists()
+
+
+# Internal agents are confidential clients with client credentials; their tokens carry no person and are
+# refused at /mcp (SPEC A-8). A public client never gets one (SPEC A-1).
+@pytest.mark.parametrize("client_type, accepted", [("confidential", True), ("public", False)])
+def test_client_credentials_only_for_confidential_clients(assistant, client_type, accepted):
+    get_application_model().objects.create(
+        name="Planner agent", client_id="planner", client_secret="s3cret-value", hash_client_secret=False,
+        client_type=client_type, authorization_grant_type="client-credentials",
+    )
+    data = {"grant_type": "client_credentials", "client_id": "planner", "client_secret": "s3cret-value"}
+    response = assistant.post("/oauth/token/", data=urlencode(data), content_type="application/x-www-form-urlencoded")
+    if not accepted:
+        assert response.status_code in (400, 401)
+        assert not get_access_token_model().objects.exists()
+        return
+    assert response.status_code == 200, response.content
+    token = response.json()
+    assert "refresh_token" not in token
+    assert authenticate_bearer(token["access_token"]) is None
+    assert get_access_token_model().objects.get().user is None
+
+
+# SPEC A-4: codes, tokens and verifiers in the query string are refused, even on a POST.
+def test_secrets_in_query_string_refused(assistant, approved):
+    query = urlencode({"code": approved.code, "code_verifier": approved.verifier})
+    body = urlencode({"grant_type": "authorization_code", "redirect_uri": oauth_flow.REDIRECT_URI,
+                      "client_id": approved.client_id, "resource": settings.MCP_RESOURCE_URL})
+    response = assistant.post("/oauth/token/?" + query, data=body, content_type="application/x-www-form-urlencoded")
+    assert response.status_code == 400
+    assert response.json()["error"] == "invalid_request"
+    assert not TokenFamily.objects.exists()
+    # The same exchange with everything in the body works.
+    assert oauth_flow.exchange(assistant, approved).status_code == 200
+
+
+# SPEC A-4: the revocation endpoint refuses a token in the query string (and revokes nothing).
+def test_revocation_refuses_query_string(assistant, connected):
+    tokens = connected.tokens[0]
+    response = assistant.post(
+        "/oauth/revoke_token/?" + urlencode({"token": tokens["access_token"]}),
+        data=urlencode({"client_id": connected.client_id}),
+        content_type="application/x-www-form-urlencoded",
+    )
+    assert response.status_code == 400
+    assert authenticate_bearer(tokens["access_token"]) is not None
+
+
+# SPEC A-8: the registration access token (RFC 7592) is not a /mcp token.
+def test_registration_token_is_not_an_mcp_token(assistant):
+    response = oauth_flow.register(assistant)
+    assert authenticate_bearer(response.json()["registration_access_token"]) is None
