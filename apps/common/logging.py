@@ -7,8 +7,11 @@ import re
 
 SECRET_PARAMETERS = ("code", "refresh_token", "code_verifier", "access_token", "client_secret", "password")
 
-_PARAMS = re.compile(r"(?i)\b(" + "|".join(SECRET_PARAMETERS) + r")(=|\"?\s*:\s*\"?)([^&\s\"',;]+)")
+# key=value, "key": "value" and Python reprs such as {'code': 'value'} (oauthlib's debug logs).
+_PARAMS = re.compile(r"(?i)\b(" + "|".join(SECRET_PARAMETERS) + r")(=|['\"]?\s*:\s*['\"]?)([^&\s\"',;}]+)")
 _AUTH_HEADER = re.compile(r"(?i)\b(authorization\"?\s*[:=]\s*\"?(?:bearer|basic)?\s*)([^\s\"',;]+)")
+# Prose such as oauthlib's "Validating refresh token <value> for client …".
+_PROSE = re.compile(r"(?i)\b((?:refresh|access|bearer)[ _]token|authorization code)(,?\s+)([A-Za-z0-9\-._~+/]{16,}=*)")
 _BEARER = re.compile(r"(?i)\b(bearer\s+)([A-Za-z0-9\-._~+/]+=*)")
 
 REDACTED = "[redacted]"
@@ -16,6 +19,7 @@ REDACTED = "[redacted]"
 
 def redact(text: str) -> str:
     text = _AUTH_HEADER.sub(lambda m: m.group(1) + REDACTED, text)
+    text = _PROSE.sub(lambda m: m.group(1) + m.group(2) + REDACTED, text)
     text = _BEARER.sub(lambda m: m.group(1) + REDACTED, text)
     return _PARAMS.sub(lambda m: m.group(1) + m.group(2) + REDACTED, text)
 

@@ -2,13 +2,14 @@
 
 from django.db import models
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 
 class ServiceStatus(models.Model):
     """Whether the assistant entry point (/mcp) is open. A single row, id 1."""
 
     class State(models.TextChoices):
-        OPEN = "open", _("Open")
+        OPEN = "open", pgettext_lazy("service status", "Open")
         CLOSED = "closed", _("Closed")
         MAINTENANCE = "maintenance", _("Maintenance")
 

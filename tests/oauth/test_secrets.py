@@ -61,8 +61,7 @@ def test_no_secret_in_logs(caplog, assistant, browser):
 
 
 # SPEC A-4: at DEBUG, oauthlib logs each new authorization code as a Python dict; the project's filter must
-# redact it. It does not recognise the dict form yet (the fix belongs in apps/common/logging.py).
-@pytest.mark.xfail(strict=True, reason="RedactSecretsFilter misses \"{'code': '…'}\" in oauthlib's debug lines")
+# redact it.
 def test_no_secret_in_debug_logs_after_the_filter(caplog, assistant, browser):
     caplog.set_level(logging.DEBUG)
     caplog.handler.addFilter(RedactSecretsFilter())

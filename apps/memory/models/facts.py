@@ -1,6 +1,7 @@
 """Profile facts (SPEC D-1, D-2)."""
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 from django.db.models.functions import Length
@@ -42,6 +43,11 @@ class FactStatus(models.TextChoices):
     ARCHIVED = "archived", _("Archived")
 
 
+def validate_one_line(text: str) -> None:
+    if "\n" in text or "\r" in text:
+        raise ValidationError(_("Must be a single line."), code="multi_line")
+
+
 def _one_line(field: str) -> Q:
     return ~Q(**{f"{field}__contains": "\n"}) & ~Q(**{f"{field}__contains": "\r"})
 
@@ -53,7 +59,9 @@ class Fact(models.Model):
     category = models.CharField(_("category"), max_length=20, choices=Category.choices)
     label = models.CharField(_("label"), max_length=LABEL_MAX)
     value = models.CharField(_("value"), max_length=VALUE_MAX)
-    evidence = models.CharField(_("evidence"), max_length=EVIDENCE_MAX, blank=True, default="")
+    evidence = models.CharField(
+        _("evidence"), max_length=EVIDENCE_MAX, blank=True, default="", validators=[validate_one_line]
+    )
     certainty = models.CharField(_("certainty"), max_length=10, choices=Certainty.choices, default=Certainty.CONFIRMED)
     sensitive = models.BooleanField(_("sensitive"), default=False)
     status = models.CharField(_("status"), max_length=10, choices=FactStatus.choices, default=FactStatus.ACTIVE)

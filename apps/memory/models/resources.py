@@ -5,9 +5,11 @@ and transcript bodies live in object storage (SPEC R-12).
 """
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 
 class OwnedResource(models.Model):
@@ -64,13 +66,17 @@ class CalendarEvent(OwnedResource):
             models.CheckConstraint(condition=Q(status__in=["confirmed", "tentative", "cancelled"]), name="calendar_status_valid"),
         ]
 
+    def clean(self) -> None:
+        if self.starts_at and self.ends_at and self.ends_at < self.starts_at:
+            raise ValidationError({"ends_at": _("An event cannot end before it starts.")})
+
     def __str__(self) -> str:
         return self.title
 
 
 class Todo(OwnedResource):
     class Status(models.TextChoices):
-        OPEN = "open", _("Open")
+        OPEN = "open", pgettext_lazy("todo status", "Open")
         DONE = "done", _("Done")
         CANCELLED = "cancelled", _("Cancelled")
 
@@ -159,6 +165,10 @@ class Digest(OwnedResource):
         constraints = [
             models.CheckConstraint(condition=Q(period_end__gte=models.F("period_start")), name="digest_period_order"),
         ]
+
+    def clean(self) -> None:
+        if self.period_start and self.period_end and self.period_end < self.period_start:
+            raise ValidationError({"period_end": _("A period cannot end before it starts.")})
 
     def __str__(self) -> str:
         return f"{self.get_period_display()} {self.period_start}"

@@ -24,7 +24,9 @@ class FactVersionConflict(Exception):
 
 
 def _save(fact: Fact, update_fields: list[str] | None = None) -> Fact:
-    fact.full_clean(exclude=["owner"])
+    # Field validators give the friendly errors; the check constraints stay in the
+    # database, where checking them costs nothing (validating them here is a query each).
+    fact.full_clean(exclude=["owner"], validate_constraints=False)
     fact.save(update_fields=update_fields)
     record_written(fact)
     return fact

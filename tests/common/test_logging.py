@@ -1,0 +1,38 @@
+"""SPEC A-4: secrets never reach a log line."""
+
+import logging
+
+import pytest
+
+from apps.common.logging import REDACTED, RedactSecretsFilter, redact
+
+
+@pytest.mark.parametrize(
+    "line,secret",
+    [
+        ("POST /oauth/token/ code=abc123XYZ&code_verifier=verif-987", "abc123XYZ"),
+        ("POST /oauth/token/ code=abc123XYZ&code_verifier=verif-987", "verif-987"),
+        ('{"refresh_token": "rt-SECRET-1", "scope": "profile:read"}', "rt-SECRET-1"),
+        ("Saving grant {'code': 'cOdE-42', 'state': 'x'}", "cOdE-42"),
+        ("Authorization: Bearer tok.en-VALUE_9", "tok.en-VALUE_9"),
+        ("headers={'Authorization': 'Bearer AbC'}", "AbC"),
+        ("GET /mcp?access_token=qs-token-1 HTTP/1.1", "qs-token-1"),
+        ("Validating refresh token pX4MMITn76KEaBKtLUVVv6sw for client x", "pX4MMITn76KEaBKtLUVVv6sw"),
+        ("Invalid refresh token, pX4MMITn76KEaBKtLUVVv6sw, for client x", "pX4MMITn76KEaBKtLUVVv6sw"),
+    ],
+)
+def test_secrets_are_redacted(line, secret):
+    cleaned = redact(line)
+    assert secret not in cleaned
+    assert REDACTED in cleaned
+
+
+def test_ordinary_lines_are_kept():
+    line = "GET /me/facts/ 200 (category=preferences, version=3)"
+    assert redact(line) == line
+
+
+def test_filter_rewrites_record_args():
+    record = logging.LogRecord("x", logging.INFO, __file__, 1, "token request %s", ("code=SeCrEt",), None)
+    assert RedactSecretsFilter().filter(record)
+    assert "SeCrEt" not in record.getMessage()
