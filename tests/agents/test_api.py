@@ -1,5 +1,6 @@
 """The internal API over HTTP: agent authentication, runs, strict bodies, OpenAPI (SPEC R-2 … R-4, R-9)."""
 
+import base64
 import json
 import secrets
 from datetime import timedelta
@@ -10,10 +11,16 @@ from oauth2_provider.models import get_access_token_model, get_application_model
 
 from apps.memory import services
 from apps.retrieval.layer.documents import PAGE_BYTES
-from tests.agents.builders import agent_token, make_agent
+from apps.agents.services import policy_create
+from tests.agents.builders import OPS, agent_token, make_agent
 from tests.retrieval.layer.builders import T0
 
 pytestmark = pytest.mark.django_db
+
+
+def make_agent_for(application):
+    return policy_create(agent_id="planner", name="Planner", application=application,
+                         grants={"todo": {"operations": OPS, "fields": ["*"]}})
 
 
 class Agent:
@@ -100,6 +107,19 @@ def test_a_long_read_pages_within_the_byte_limit_over_http(agent, user):  # SPEC
             break
         body["cursor"] = page["next_cursor"]
     assert text == memo.text
+
+
+def test_an_agent_gets_its_token_by_the_client_credentials_grant(client, user):  # internal agent identity
+    application = get_application_model().objects.create(
+        name="planner", client_type="confidential", authorization_grant_type="client-credentials",
+        client_secret="a-long-client-secret", hash_client_secret=True)
+    make_agent_for(application)
+    basic = base64.b64encode(f"{application.client_id}:a-long-client-secret".encode()).decode()
+    issued = client.post("/oauth/token/", {"grant_type": "client_credentials"}, HTTP_AUTHORIZATION=f"Basic {basic}")
+    assert issued.status_code == 200 and "refresh_token" not in issued.json()
+    started = client.post("/internal/runs", json.dumps({"thread_id": "t", "user": user.pk}),
+                          content_type="application/json", HTTP_AUTHORIZATION=f"Bearer {issued.json()['access_token']}")
+    assert started.status_code == 201 and started.json()["agent_id"] == "planner"
 
 
 def test_only_an_agents_client_credentials_token_is_accepted(client, user):  # internal agent identity
