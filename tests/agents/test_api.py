@@ -10,12 +10,13 @@ from django.utils import timezone
 from oauth2_provider.models import get_access_token_model, get_application_model
 
 from apps.memory import services
-from apps.retrieval.layer.documents import PAGE_BYTES
 from apps.agents.services import policy_create
 from tests.agents.builders import OPS, agent_token, make_agent
 from tests.retrieval.layer.builders import T0
 
 pytestmark = pytest.mark.django_db
+
+PAGE_BYTES = 65_536  # SPEC R-9: fixed by the spec, not read from the code under test
 
 
 def make_agent_for(application):

@@ -9,11 +9,12 @@ from apps.agents.services import policy_grant_set
 from apps.memory import services, storage
 from apps.memory.models import Transcript
 from apps.retrieval.layer import LayerError
-from apps.retrieval.layer.documents import PAGE_BYTES
 from apps.retrieval.layer.registry import registry
 from tests.retrieval.layer.builders import OPS, T0, access, call, read_all, reassemble
 
 pytestmark = pytest.mark.django_db
+
+PAGE_BYTES = 65_536  # SPEC R-9: fixed by the spec, not read from the code under test
 
 # Characters that cost 1, 2 (escaped), 3 (CJK), 4 (emoji) and 6 (escaped control) bytes of JSON.
 ALPHABET = "abc xyz 提醒方案评审决定先做本地推送 \"quote\" back\\slash\nnew line \u2028 😀🎉 \x07 é ß"
