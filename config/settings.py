@@ -78,6 +78,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # SQLite keeps no server connection: nothing to hold open.
     DATABASES["default"]["CONN_MAX_AGE"] = 0
     DATABASES["default"]["OPTIONS"] = {"timeout": 20, "transaction_mode": "IMMEDIATE"}
+else:
+    # An unreachable database is an error within seconds, not a hung request.
+    DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = env.int("DATABASE_CONNECT_TIMEOUT", 5)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Auth -------------------------------------------------------------------

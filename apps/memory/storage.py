@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import uuid
 
@@ -13,31 +14,60 @@ class TranscriptBodyMissing(Exception):
     """The transcript's body object is gone: an explicit error, never an empty text."""
 
 
+class StorageUnavailable(Exception):
+    """Object storage could not be reached or refused the request: an explicit error, never empty text."""
+
+
 class TranscriptBodyCorrupt(Exception):
     """The stored body no longer matches the digest recorded when it was written."""
+
+
+_MISSING_CODES = {"404", "NoSuchKey", "NotFound"}
+
+
+def _storage_errors(path: str):
+    """Translate backend errors into the two the product speaks: missing, or unavailable."""
+    try:
+        from botocore.exceptions import BotoCoreError, ClientError
+    except ImportError:  # file storage only
+        return contextlib.nullcontext()
+
+    @contextlib.contextmanager
+    def translate():
+        try:
+            yield
+        except ClientError as exc:
+            code = str(exc.response.get("Error", {}).get("Code", ""))
+            if code in _MISSING_CODES:
+                raise TranscriptBodyMissing(path) from exc
+            raise StorageUnavailable(f"object storage refused {path}: {code}") from exc
+        except BotoCoreError as exc:
+            raise StorageUnavailable(f"object storage unreachable for {path}") from exc
+
+    return translate()
 
 
 def body_store(*, owner_id: int, data: bytes) -> tuple[str, int, str]:
     """Store ``data`` under a new name; return (path, size, sha256)."""
     name = f"transcripts/{owner_id}/{uuid.uuid4().hex}.json"
-    path = default_storage.save(name, ContentFile(data))
+    with _storage_errors(name):
+        path = default_storage.save(name, ContentFile(data))
     return path, len(data), hashlib.sha256(data).hexdigest()
 
 
 def body_read(*, path: str, sha256: str) -> bytes:
     try:
-        with default_storage.open(path, "rb") as handle:
+        with _storage_errors(path), default_storage.open(path, "rb") as handle:
             data = handle.read()
-    except (FileNotFoundError, OSError) as exc:
+    except FileNotFoundError as exc:
         raise TranscriptBodyMissing(path) from exc
-    except Exception as exc:  # S3: botocore's ClientError (NoSuchKey) and friends
-        if exc.__class__.__name__ in {"ClientError", "NoSuchKey"}:
-            raise TranscriptBodyMissing(path) from exc
-        raise
+    except OSError as exc:
+        raise StorageUnavailable(f"cannot read {path}: {exc.strerror}") from exc
     if hashlib.sha256(data).hexdigest() != sha256:
         raise TranscriptBodyCorrupt(path)
     return data
 
 
 def body_delete(*, path: str) -> None:
-    default_storage.delete(path)
+    with _storage_errors(path):
+        default_storage.delete(path)

@@ -14,10 +14,6 @@ import pytest
 
 from tests.consent.test_pages_support import compiled_catalogs  # noqa: F401
 
-# Playwright's sync API runs an event loop in this thread; the ORM calls the tests make
-# between browser steps are ordinary synchronous code, so Django's async guard is lifted.
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-
 CHROMIUM = os.environ.get("E2E_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--no-first-run", "--disable-sync"]
@@ -33,10 +29,15 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
-@pytest.fixture(scope="session")
-def browser():
+@pytest.fixture
+def browser(monkeypatch):
+    """One Chromium per test, so Playwright's event loop never outlives the test that needs it."""
     from playwright.sync_api import sync_playwright
 
+    # Playwright's sync API runs an event loop in this thread; the ORM calls the test makes
+    # between browser steps are ordinary synchronous code, so Django's async guard is lifted
+    # for this test only.
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
     with sync_playwright() as playwright:
         chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         yield chromium
