@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 import secrets
+from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from typing import Any
 
@@ -134,7 +135,7 @@ class McpClient:
     """Synchronous face of the SDK client: each call opens its own short MCP session.
 
     Tests stay synchronous so the ORM can change consent between calls; the
-    client runs its event loop in the test thread, the server in its own.
+    client runs its event loop in a thread of its own, the server in another.
     """
 
     def __init__(self, url: str, token: str | None, mode: str, headers: dict[str, str] | None = None):
@@ -150,10 +151,13 @@ class McpClient:
                 async with Client(transport, mode=self.mode, cache=None) as client:
                     return await operation(client)
 
-        try:
-            return asyncio.run(session())
-        except BaseExceptionGroup as group:  # the SDK's task groups wrap what the call raised
-            raise _leaf(group) from group
+        # A thread of its own: other fixtures (the browser tests' Playwright) may
+        # keep an event loop running in the test thread for the whole session.
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            try:
+                return pool.submit(asyncio.run, session()).result()
+            except BaseExceptionGroup as group:  # the SDK's task groups wrap what the call raised
+                raise _leaf(group) from group
 
     def protocol_version(self) -> str:
         async def version(client):
