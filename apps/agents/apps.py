@@ -7,8 +7,3 @@ class AgentsConfig(AppConfig):
     label = "agents"
     verbose_name = _("Internal agents")
 
-    def ready(self):
-        # The declared types' searchable fields reach the search projection (SPEC R-6).
-        from apps.retrieval.layer.indexed import register_searchable
-
-        register_searchable()

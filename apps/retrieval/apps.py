@@ -9,7 +9,9 @@ class RetrievalConfig(AppConfig):
         """Index every memory write in its own transaction (SPEC R-6)."""
         from apps.memory import projection
         from apps.retrieval import searchable  # noqa: F401  (registers the declarations)
+        from apps.retrieval.layer.indexed import register_searchable
 
+        register_searchable()  # the other resource types' searchable fields
         projection.subscribe(_on_write)
 
 

@@ -10,6 +10,9 @@ TRIGRAM_INDEX = "projection_text_trgm"
 # The ``simple`` configuration does not stem or drop stop words: it treats English
 # and Chinese alike, and a whole-word hit ranks above a hit inside a word.
 TS_CONFIG = "simple"
+# Ranking reads only a record's opening text: a tsvector holds at most 1 MiB, and a
+# transcript's body can be larger. Matching itself still covers the whole text.
+RANKED_CHARS = 100_000
 
 
 class PostgresSearchBackend(BaseSearchBackend):
@@ -32,7 +35,8 @@ class PostgresSearchBackend(BaseSearchBackend):
     def score_expression(self, terms, long_terms):
         tsquery = " || ".join(f"plainto_tsquery('{TS_CONFIG}', %s)" for _ in terms)
         return (
-            f"ts_rank(to_tsvector('{TS_CONFIG}', p.text), {tsquery}) + similarity(p.text, %s)",
+            f"ts_rank(to_tsvector('{TS_CONFIG}', left(p.text, {RANKED_CHARS})), {tsquery})"
+            f" + similarity(left(p.text, {RANKED_CHARS}), %s)",
             [*terms, " ".join(terms)],
         )
 
