@@ -1,7 +1,8 @@
 """The /mcp endpoint (SPEC M-1): admission checks, then the MCP SDK.
 
 Thin on purpose: ``admission`` decides whether to serve, ``responses`` words
-a refusal, ``transport`` runs the SDK. Async so the SDK runs on an event loop
+a refusal, ``transport`` runs the SDK, ``cors`` lets browser clients on an
+allowed origin read the answers. Async so the SDK runs on an event loop
 both under ASGI and under WSGI ``runserver``; ORM work goes through
 ``sync_to_async``. CSRF-exempt because only a Bearer token authenticates here
 (never a session cookie), so a cross-site form carries no authority.
@@ -13,13 +14,19 @@ from asgiref.sync import sync_to_async
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.csrf import csrf_exempt
 
-from apps.mcp_server import admission, transport
+from apps.mcp_server import admission, cors, transport
 from apps.mcp_server.errors import Refusal
 from apps.mcp_server.responses import refusal_response
 
 
 @csrf_exempt
 async def mcp_endpoint(request: HttpRequest) -> HttpResponse:
+    if request.method == "OPTIONS":
+        return cors.preflight(request)
+    return cors.with_cors(request, await _serve(request))
+
+
+async def _serve(request: HttpRequest) -> HttpResponse:
     grant = await sync_to_async(admission.admit, thread_sensitive=True)(request)
     if isinstance(grant, Refusal):
         return refusal_response(grant)

@@ -187,7 +187,7 @@ def test_bad_transport_never_500(change, status, shared_profile):
     assert post(body, token, **change).status_code == status
 
 
-@pytest.mark.parametrize("method", ["get", "delete", "put", "patch"])
+@pytest.mark.parametrize("method", ["get", "delete", "put", "patch", "head"])
 def test_only_post(method, shared_profile):
     _, _, token = shared_profile
     response = getattr(Client(), method)("/mcp", headers={"Authorization": f"Bearer {token}", "Accept": ACCEPT})
@@ -214,3 +214,21 @@ def test_database_outage_is_503(monkeypatch):
     monkeypatch.setattr(admission, "service_status", broken)
     response = post(rpc("tools/list"), "any-token")
     assert response.status_code == 503 and error_code(response) == "unavailable"
+
+
+# SPEC M-1: a browser-based client on an allowed origin (an inspector on localhost) can call /mcp
+# and read the 401 challenge; other origins get no CORS grant.
+def test_cors_for_allowed_origins(shared_profile):
+    _, _, token = shared_profile
+    origin = "http://localhost:6274"
+    preflight = Client().options("/mcp", headers={"Origin": origin, "Access-Control-Request-Method": "POST",
+                                                  "Access-Control-Request-Headers": "authorization, content-type"})
+    assert preflight.status_code == 204
+    assert preflight["Access-Control-Allow-Origin"] == origin
+    assert "Authorization" in preflight["Access-Control-Allow-Headers"]
+    challenged = post(rpc("tools/list"), Origin=origin)
+    assert challenged.status_code == 401 and challenged["Access-Control-Allow-Origin"] == origin
+    assert "WWW-Authenticate" in challenged["Access-Control-Expose-Headers"]
+    assert post(rpc("tools/list"), token, Origin=origin)["Access-Control-Allow-Origin"] == origin
+    refused = Client().options("/mcp", headers={"Origin": "http://evil.example"})
+    assert refused.status_code == 403 and "Access-Control-Allow-Origin" not in refused
