@@ -21,7 +21,8 @@ from apps.consent.models import AccessEvent, Connection, FactShare, Proposal
 from apps.consent.proposal_selectors import pending_proposals, proposal_for_user
 from apps.memory.models import Category, Certainty, Fact, FactStatus
 
-REFRESH_REPLAY = "refresh_replay"
+# A replayed refresh token or authorization code revoked a token family (SPEC A-3).
+REPLAY_REASONS = ("refresh_replay", "code_replay")
 HISTORY_LIMIT = 100
 
 # Plain words for the tools that send facts (SPEC M-2, D-8); unknown tools show their name.
@@ -102,14 +103,14 @@ def connection_for(*, user, connection_id: int) -> Connection:
 
 
 def replay_notices(*, user) -> dict[int, object]:
-    """application id → time of the latest refresh-token replay that revoked a token family (SPEC A-3).
+    """application id → time of the latest token replay that revoked a token family (SPEC A-3).
 
     The model is looked up by label: the pages read it, but ``consent`` must not
     import ``oauth`` (dependencies point ``oauth → consent``).
     """
     token_family = django_apps.get_model("oauth", "TokenFamily")
     rows = (
-        token_family.objects.filter(user=user, revoked_reason=REFRESH_REPLAY, revoked_at__isnull=False)
+        token_family.objects.filter(user=user, revoked_reason__in=REPLAY_REASONS, revoked_at__isnull=False)
         .order_by("application_id", "revoked_at")
         .values_list("application_id", "revoked_at")
     )
