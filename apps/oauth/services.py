@@ -42,3 +42,17 @@ def token_family_revoke(*, family: uuid.UUID | None, reason: str) -> None:
         return
     get_refresh_token_model().revoke_family(family)
     TokenFamily.objects.filter(family=family, revoked_at=None).update(revoked_at=clock.now(), revoked_reason=reason)
+
+
+def token_families_purge(*, now) -> int:
+    """Forget families that can hold no live or replay-detectable token any more.
+
+    A family refreshes for at most ``REFRESH_FAMILY_LIFETIME`` after consent, and
+    its revoked refresh tokens are kept as long again for reuse detection; after
+    both, the row only fed the person's security notice, which ends with it.
+    """
+    from django.conf import settings
+
+    cutoff = now - 2 * settings.REFRESH_FAMILY_LIFETIME
+    deleted, _ = TokenFamily.objects.filter(consented_at__lt=cutoff).delete()
+    return deleted

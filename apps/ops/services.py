@@ -9,6 +9,7 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.db import transaction
 
+from apps.common import clock
 from apps.consent.models import AccessEvent
 from apps.ops.locks import exclusive
 from apps.ops.models import ServiceStatus
@@ -60,6 +61,8 @@ def oauth_tokens_purge() -> bool:
     at least the family's absolute lifetime (A-2): refuse to run otherwise.
     """
     from oauth2_provider.models import clear_expired, refresh_token_expire_timedelta
+
+    from apps.oauth.services import token_families_purge
     from oauth2_provider.settings import oauth2_settings
 
     keep_revoked_for = refresh_token_expire_timedelta()
@@ -74,4 +77,5 @@ def oauth_tokens_purge() -> bool:
             logger.info("token purge already running elsewhere; skipped")
             return False
         clear_expired()
+        token_families_purge(now=clock.now())
     return True

@@ -203,3 +203,22 @@ def test_token_purge_refuses_a_short_keep_window(settings):
     settings.OAUTH2_PROVIDER = {**settings.OAUTH2_PROVIDER, "REFRESH_TOKEN_EXPIRE_SECONDS": 24 * 3600}
     with pytest.raises(ImproperlyConfigured):
         services.oauth_tokens_purge()
+
+
+# SPEC J-1, A-2: token families are forgotten only once neither refresh nor reuse detection needs them.
+def test_token_purge_forgets_finished_families(user, frozen_clock):
+    import uuid
+
+    from apps.oauth.models import TokenFamily
+    from apps.oauth.services import token_family_open
+
+    application = make_connection(user).application
+    old = token_family_open(family=uuid.uuid4(), user=user, application=application)
+    frozen_clock.advance(timedelta(days=31))
+    recent = token_family_open(family=uuid.uuid4(), user=user, application=application)
+    frozen_clock.advance(timedelta(days=29))  # old: 60 days after consent, recent: 29
+    services.oauth_tokens_purge()
+    assert set(TokenFamily.objects.values_list("pk", flat=True)) == {old.pk, recent.pk}
+    frozen_clock.advance(timedelta(seconds=1))
+    services.oauth_tokens_purge()
+    assert list(TokenFamily.objects.values_list("pk", flat=True)) == [recent.pk]
