@@ -31,6 +31,27 @@ def validate_arguments(schema: dict[str, Any], arguments: dict[str, Any]) -> Non
     error = best_match(_validator(schema).iter_errors(arguments))
     if error is not None:
         raise ToolError(INVALID_ARGUMENT, describe(error))
+    _refuse_unstorable_text(arguments, "")
+
+
+def _refuse_unstorable_text(value: Any, path: str) -> None:
+    """JSON can carry a NUL (\\u0000) or a lone surrogate (\\ud800); no database stores them as text.
+
+    Refused here as ``invalid_argument`` rather than failing later, deep in a
+    query, as an internal error.
+    """
+    if isinstance(value, str):
+        if "\x00" in value:
+            raise ToolError(INVALID_ARGUMENT, f"field {_short(path or 'arguments')} must not contain NUL characters")
+        if any("\ud800" <= char <= "\udfff" for char in value):
+            raise ToolError(INVALID_ARGUMENT,
+                            f"field {_short(path or 'arguments')} is not valid Unicode text (a lone surrogate)")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _refuse_unstorable_text(item, f"{path}.{key}" if path else str(key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _refuse_unstorable_text(item, f"{path}.{index}" if path else str(index))
 
 
 def _short(name: object) -> str:

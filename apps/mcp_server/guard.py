@@ -32,7 +32,9 @@ class FailureGuard:
 
     @staticmethod
     def key(*, connection_id: int, tool: str, arguments: dict[str, Any]) -> str:
-        digest = hashlib.sha256(canonical_json(arguments).encode("utf-8")).hexdigest()
+        # JSON may carry lone surrogates (\ud800), which have no UTF-8 form: keep them, distinctly, rather
+        # than fail the call before its arguments are even validated.
+        digest = hashlib.sha256(canonical_json(arguments).encode("utf-8", "surrogatepass")).hexdigest()
         return f"{_PREFIX}:{connection_id}:{tool}:{digest}"
 
     def blocked(self, key: str) -> bool:
