@@ -39,5 +39,11 @@ serve: migrate
 test: setup
 	$(PY) -m tests.run $(PYTEST_ARGS)
 
+# The assistant path under load against the MCP SDK's own server (bench/run.py,
+# docs/performance.md): throwaway PostgreSQL and Redis, loopback only, a few
+# minutes. Needs wrk (apt-get install wrk). Not part of `make test`.
+bench: setup
+	$(PY) -m bench.run $(BENCH_ARGS)
+
 clean:
 	rm -rf $(VENV) var
