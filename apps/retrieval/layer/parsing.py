@@ -69,9 +69,11 @@ def loads(raw: bytes | str):
     try:
         text = raw.decode("utf-8")
         value = json.loads(text, object_pairs_hook=_pairs, parse_constant=_no_constant)
+        duplicate = _first_duplicate(value)
     except (UnicodeDecodeError, ValueError) as exc:
         raise LayerError("malformed_json", f"the body is not JSON: {exc}", pointer="") from None
-    duplicate = _first_duplicate(value)
+    except RecursionError:  # nesting deeper than the parser's stack: refused, not a server error
+        raise LayerError("malformed_json", "the body is nested too deeply", pointer="") from None
     if duplicate is not None:
         raise LayerError("duplicate_key", "this key appears more than once in its object", pointer=duplicate)
     return value
