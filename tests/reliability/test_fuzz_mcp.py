@@ -30,38 +30,14 @@ from apps.consent import scopes
 from tests.mcp_server.conftest import make_fact, share
 from tests.mcp_server.rpc import ACCEPT, call, post, rpc
 from tests.reliability.conftest import FUZZ
+from tests.reliability.strategies import JSON, TEXT, arguments_for, dumps  # noqa: F401
 
 pytestmark = pytest.mark.django_db
 
 INTERNAL_ERROR = -32603
 
-# Characters that have broken JSON and database layers before: NUL, lone surrogates (sent escaped
-# in JSON, as \ud800), BOM, bidi override, line and paragraph separators, astral and CJK characters.
-SPECIAL = ["\x00", "\ud800", "\udfff", "\udbff\udc00", "\ufeff", "\u202e", "\u2028", "\u2029", "\r\n", "\n",
-           "\t", "𝕏", "😀", "中", "é", "\u0301", "\\", '"', "'", "<script>", "%00", "\x7f", "\uffff"]
-PIECES = st.one_of(st.characters(), st.characters(codec="utf-8"), st.characters(max_codepoint=127),
-                   st.sampled_from(SPECIAL))
-
-
-def texts(max_size: int) -> st.SearchStrategy[str]:
-    return st.lists(PIECES, max_size=max_size).map("".join)
-
-
-TEXT = texts(30)
-
-JSON = st.recursive(
-    st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats(allow_nan=False, allow_infinity=False) | TEXT,
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(TEXT, children, max_size=4),
-    max_leaves=12,
-)
-
 PROTOCOL_HEADERS = st.sampled_from([None, *KNOWN_PROTOCOL_VERSIONS, "", "1999-01-01", "2099-12-31", "latest",
                                     "2025-06-18, 2025-03-26", "\u00e9t\u00e9", " 2025-06-18 "])
-
-
-def dumps(value: Any) -> str:
-    """JSON as a client sends it; lone surrogates come out as escapes (\\ud800)."""
-    return json.dumps(value, ensure_ascii=True, allow_nan=False)
 
 
 def headers_for(protocol: str | None) -> dict[str, str]:
@@ -221,49 +197,6 @@ def test_malformed_json_rpc_never_breaks_the_server(assistant, message, protocol
 
 
 # --- Tool arguments around each input schema -----------------------------------------------------
-
-def around(schema: dict[str, Any]) -> st.SearchStrategy:
-    """Values valid for ``schema``, values just past each of its limits, and values of any other type."""
-    options: list[st.SearchStrategy] = []
-    if "enum" in schema:
-        options.append(st.sampled_from(schema["enum"]))
-    kinds = schema.get("type", [])
-    for kind in [kinds] if isinstance(kinds, str) else kinds:
-        if kind == "string":
-            low, high = schema.get("minLength", 0), schema.get("maxLength", 400)
-            if "pattern" in schema:
-                options.append(st.from_regex(schema["pattern"], fullmatch=True).filter(lambda s: len(s) <= 30))
-            options.append(texts(min(high + 2, 80)))
-            options.append(st.sampled_from([
-                "", "a" * max(low - 1, 0), "a" * high, "a" * (high + 1), "中" * high, "中" * (high + 1),
-                "😀" * high, "😀" * (high + 1), "line one\nline two", "x\x00y", "x\ud800y", "  ", "0" * 64,
-            ]))
-        elif kind == "integer":
-            low, high = schema.get("minimum", -5), schema.get("maximum", 2**63)
-            options.append(st.integers(low - 2, min(high, low + 50) + 2))
-            options.append(st.sampled_from([low - 1, low, high, high + 1, 2**63, -(2**63), 2**64]))
-            options.append(st.sampled_from([1.0, 1.5, "1", True]))
-    options.append(JSON)
-    return st.one_of(options)
-
-
-def arguments_for(schema: dict[str, Any]) -> st.SearchStrategy:
-    properties = schema.get("properties", {})
-    required = set(schema.get("required", []))
-    shaped = st.fixed_dictionaries(
-        {name: around(sub) for name, sub in properties.items() if name in required},
-        optional={name: around(sub) for name, sub in properties.items() if name not in required},
-    )
-    extra = st.dictionaries(st.one_of(TEXT, st.sampled_from(["arguments", "__proto__", "id", "owner"])), JSON,
-                            max_size=2)
-    missing = shaped.flatmap(lambda args: st.sets(st.sampled_from(sorted(args) or [""]), max_size=1).map(
-        lambda drop: {k: v for k, v in args.items() if k not in drop}))
-    return st.one_of(
-        shaped, shaped, missing,
-        st.tuples(shaped, extra).map(lambda pair: {**pair[0], **pair[1]}),
-        JSON,  # not an object at all
-    )
-
 
 def assert_tool_call_sane(response) -> dict:
     """A tool call is answered 200 with a result, or 400 with a protocol error: ``arguments`` not an object
