@@ -226,7 +226,15 @@ OAUTH2_PROVIDER_ID_TOKEN_MODEL = "oauth2_provider.IDToken"
 OAUTH2_PROVIDER_GRANT_MODEL = "oauth.HashedGrant"  # codes stored as hashes (A-4)
 
 # Names only; the plain-words descriptions users see live in apps/consent/scopes.py.
-ASSISTANT_SCOPES = ["profile:read", "profile:propose", "profile:correct", "context:search"]
+ASSISTANT_SCOPES = [
+    "profile:read", "profile:propose", "profile:correct", "context:search",
+    # SPEC R-11: one per memory type that may ever be published externally.
+    "memory:episode:read", "memory:calendar:read", "memory:todo:read", "memory:voice_memo:read",
+    "memory:contact:read",
+]
+# Internal agents' scope (apps/agents): only a confidential client-credentials
+# application with an agent policy is ever issued it, and it is never advertised.
+AGENT_SCOPE = "internal:agents"
 REFRESH_FAMILY_LIFETIME = timedelta(days=30)  # absolute, from the original consent (A-2)
 # Dynamic client registration: at most this many registrations per client IP per window.
 OAUTH_REGISTRATION_RATE_LIMIT = env.int("OAUTH_REGISTRATION_RATE_LIMIT", 60)
@@ -236,8 +244,10 @@ TRUSTED_PROXY_COUNT = env.int("TRUSTED_PROXY_COUNT", 0)
 
 OAUTH2_PROVIDER = {
     "OAUTH2_VALIDATOR_CLASS": "apps.oauth.validators.AssistantOAuth2Validator",
-    "SCOPES": {name: name for name in ASSISTANT_SCOPES},
+    "SCOPES": {name: name for name in [*ASSISTANT_SCOPES, AGENT_SCOPE]},
     "DEFAULT_SCOPES": ["profile:read"],
+    # Who may be issued which scope, and what discovery advertises (apps/oauth/scope_backend.py).
+    "SCOPES_BACKEND_CLASS": "apps.oauth.scope_backend.ProductScopes",
     "PKCE_REQUIRED": True,
     "AUTHORIZATION_CODE_EXPIRE_SECONDS": 300,
     "ACCESS_TOKEN_EXPIRE_SECONDS": 600,

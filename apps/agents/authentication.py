@@ -3,14 +3,16 @@
 DOT's ``OAuth2Authentication`` checks the bearer token (hashed storage,
 expiry, resource binding); this class then insists that the token was issued
 to a confidential client-credentials application that is an agent with a
-policy, and to no user: an assistant's token (public client, a person's
-consent) is never an agent's.
+policy, to no user, and with the ``internal:agents`` scope (which the
+authorization server issues to nothing else, ``apps/oauth/scope_backend.py``):
+an assistant's token (public client, a person's consent) is never an agent's.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.conf import settings
 from oauth2_provider.contrib.rest_framework import OAuth2Authentication
 from rest_framework.exceptions import AuthenticationFailed
 from rest_framework.permissions import BasePermission
@@ -54,6 +56,8 @@ class AgentAuthentication(OAuth2Authentication):
         policy = AgentPolicy.objects.filter(application=application).first()
         if policy is None:
             raise AuthenticationFailed("this client is not a registered agent")
+        if settings.AGENT_SCOPE not in token.scope.split():
+            raise AuthenticationFailed(f"this token lacks the {settings.AGENT_SCOPE} scope")
         return Agent(policy), token
 
 

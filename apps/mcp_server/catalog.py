@@ -15,8 +15,9 @@ from typing import Any
 import mcp_types as types
 
 from apps.consent import scopes as scope_names
-from apps.mcp_server import handlers, proposals, schemas, search
+from apps.mcp_server import handlers, memory, proposals, schemas, search
 from apps.mcp_server.profile import canonical_json
+from apps.retrieval.layer.audiences import EXTERNAL_SCOPES
 
 Handler = Callable[[Any, dict[str, Any]], handlers.Answer]
 
@@ -27,25 +28,34 @@ class ScopeRule:
 
     ``always`` are needed by every call. When ``by_value`` is set, the value of
     the argument ``argument`` adds the scopes listed for it (``propose_memory``:
-    ``op``). Such a tool is listed when the token could make at least one kind
-    of call; a call whose value is not recognised needs any one of them (the
-    schema check then refuses the value itself).
+    ``op``; the memory tools: ``resource``, or the type of the ref ``ref`` when
+    ``ref_argument``). Such a tool is listed when the token could make at least
+    one kind of call; a call whose value is absent or not recognised needs any
+    one of them (the schema check or the layer then judges the value itself).
     """
 
     always: frozenset[str]
     argument: str | None = None
     by_value: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    # The argument is a ref "<type>:<id>": its type is the value looked up in ``by_value``.
+    ref_argument: bool = False
 
     def listed_for(self, granted: frozenset[str]) -> bool:
         if not self.always <= granted:
             return False
         return not self.by_value or any(extra <= granted for extra in self.by_value.values())
 
+    def _value(self, arguments: Any) -> Any:
+        value = arguments.get(self.argument) if isinstance(arguments, dict) else None
+        if self.ref_argument and isinstance(value, str):
+            value = value.partition(":")[0]
+        return value
+
     def missing(self, granted: frozenset[str], arguments: Any) -> list[str]:
         """The scopes this call needs that ``granted`` lacks (empty when allowed)."""
         needed = set(self.always)
         if self.by_value:
-            value = arguments.get(self.argument) if isinstance(arguments, dict) else None
+            value = self._value(arguments)
             extra = self.by_value.get(value) if isinstance(value, str) else None
             if extra is not None:
                 needed |= extra
@@ -59,6 +69,8 @@ class ScopeRule:
             entry["by_argument"] = {
                 self.argument: {value: scope_names.ordered(extra) for value, extra in sorted(self.by_value.items())}
             }
+            if self.ref_argument:
+                entry["by_argument_part"] = "type"  # the "<type>" of a "<type>:<id>" ref
         return entry
 
 
@@ -110,6 +122,14 @@ PROPOSE = ScopeRule(  # SPEC P-3: the op decides
         "archive": frozenset({scope_names.PROFILE_CORRECT}),
     },
 )
+
+# SPEC R-11: the memory tools are listed when at least one memory:<type>:read scope is held. A call
+# naming a type (memory_list / memory_search ``resource``, the type of memory_read's ``ref``) needs
+# that type's scope (403 otherwise, A-8); a call naming none reaches the types the scopes open. A
+# type no scope opens (digest, transcript …) needs nothing more here: the layer answers not_found.
+MEMORY_TYPE_SCOPES = {name: frozenset({scope}) for name, scope in sorted(EXTERNAL_SCOPES.items())}
+MEMORY_BY_RESOURCE = ScopeRule(always=frozenset(), argument="resource", by_value=MEMORY_TYPE_SCOPES)
+MEMORY_BY_REF = ScopeRule(always=frozenset(), argument="ref", by_value=MEMORY_TYPE_SCOPES, ref_argument=True)
 
 # Reading lifeos://profile/… resources needs what the read tools need (SPEC M-7).
 RESOURCE_SCOPES = READ
@@ -169,6 +189,47 @@ TOOLS: dict[str, ToolSpec] = {
             scopes=PROPOSE,
             handler=proposals.propose_memory,
             read_only=False,
+        ),
+        ToolSpec(
+            name="memory_list",
+            title="List the user's memory records",
+            description=(
+                "Without arguments: the memory types you may read (from episode, calendar, todo, voice_memo, "
+                "contact), with their fields and filters. With resource: that type's records, newest first, as "
+                "previews with a ref each; filters narrow them. While next_cursor is not null, call again with "
+                "the same resource and filters and cursor=next_cursor. Read a whole record with memory_read."
+            ),
+            input_schema=schemas.MEMORY_LIST_ARGUMENTS,
+            output_schema=schemas.MEMORY_LIST,
+            scopes=MEMORY_BY_RESOURCE,
+            handler=memory.memory_list,
+        ),
+        ToolSpec(
+            name="memory_search",
+            title="Search the user's memory records",
+            description=(
+                "Finds records of the memory types you may read whose text matches the query (Chinese or "
+                "English, words or parts of words), best first: ref, type, title, status and a snippet. "
+                "resource limits it to one type. truncated means more matched: narrow the query. Read a hit "
+                "with memory_read(ref)."
+            ),
+            input_schema=schemas.MEMORY_SEARCH_ARGUMENTS,
+            output_schema=schemas.MEMORY_SEARCH,
+            scopes=MEMORY_BY_RESOURCE,
+            handler=memory.memory_search,
+        ),
+        ToolSpec(
+            name="memory_read",
+            title="Read one memory record",
+            description=(
+                "Returns the record a ref ('<type>:<id>' from memory_list or memory_search) names, with every "
+                "field you may read. A long record comes in pages: while complete is false, apply the fragments "
+                "in order and call again with cursor=next_cursor. A ref you may not read is not_found."
+            ),
+            input_schema=schemas.MEMORY_READ_ARGUMENTS,
+            output_schema=schemas.MEMORY_READ,
+            scopes=MEMORY_BY_REF,
+            handler=memory.memory_read,
         ),
     )
 }

@@ -73,16 +73,17 @@ def _run(handler, grant, argument) -> Answer:
 def _record(grant, event: str, answer: Answer | None) -> None:
     """What was sent (SPEC M-11) and that the connection was used (D-3).
 
-    Facts are never sent unrecorded: if the record cannot be written, the
-    call fails as ``unavailable`` instead.
+    Facts and memory records are never sent unrecorded: if the record
+    cannot be written, the call fails as ``unavailable`` instead.
     """
     carried = answer.sent if answer is not None else ()
+    refs = answer.refs if answer is not None else ()
     try:
         with transaction.atomic():
-            if carried:
-                access_event_record(connection=grant.connection, tool=event, facts=carried)
+            if carried or refs:
+                access_event_record(connection=grant.connection, tool=event, facts=carried, refs=refs)
             connection_touch(connection=grant.connection)
     except DatabaseError:
         logger.exception("could not record an MCP access")
-        if carried:
+        if carried or refs:
             raise ToolError(UNAVAILABLE, _UNAVAILABLE_MESSAGE) from None

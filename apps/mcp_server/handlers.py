@@ -34,6 +34,7 @@ class Answer:
     payload: dict[str, Any]
     sent: tuple[tuple[int, int], ...] = ()  # (fact id, version) of every fact in the payload
     event: str = ""  # the access-history name when it is not the tool's own
+    refs: tuple[str, ...] = ()  # "<type>:<id>" of every memory record in the payload (memory.py)
 
 
 def get_user_context(grant, arguments: dict[str, Any]) -> Answer:

@@ -8,8 +8,9 @@ from django.utils.translation import gettext_lazy as _
 from apps.consent import scopes as scope_rules
 from apps.memory.models import Category
 
-# Offered only when asked for, and never ticked in advance (SPEC A-5).
-UNTICKED_BY_DEFAULT = frozenset({scope_rules.CONTEXT_SEARCH})
+# Offered only when asked for, and never ticked in advance (SPEC ): context:search and every
+# memory:<type>:read scope.
+UNTICKED_BY_DEFAULT = scope_rules.UNTICKED_BY_DEFAULT
 
 
 class ConsentForm(forms.Form):

@@ -21,12 +21,14 @@ from oauthlib.oauth2.rfc6749 import errors
 from apps.common import clock
 from apps.oauth.models import TokenFamily
 from apps.oauth.resource import requested_resources, resource_error
+from apps.oauth.scope_backend import is_agent_application
 from apps.oauth.services import RevokedReason, token_family_open, token_family_revoke
 
 # SPEC A-1: the only grants an assistant (a public client) may use: a person's consent, then refresh.
 ASSISTANT_GRANT_TYPES = ("authorization_code", "refresh_token")
-# Internal agents authenticate as confidential clients that staff provision (apps/agents); their
-# tokens carry no user, so /mcp never accepts them (bearer.py).
+# Internal agents authenticate as confidential clients that staff provision with an agent policy
+# (apps/agents); their tokens carry only ``internal:agents`` and no user, so /mcp never accepts them
+# (bearer.py).
 SERVICE_GRANT_TYPES = ("client_credentials",)
 PKCE_METHOD = "S256"
 
@@ -60,12 +62,29 @@ class AssistantOAuth2Validator(OAuth2Validator):
     # --- SPEC A-1: grants and response types -------------------------------------
 
     def validate_grant_type(self, client_id, grant_type, client, request, *args, **kwargs):
+        # Client credentials: only a confidential client that staff registered as an agent (it has a policy).
         allowed = grant_type in ASSISTANT_GRANT_TYPES or (
-            grant_type in SERVICE_GRANT_TYPES and client.client_type == client.CLIENT_CONFIDENTIAL
+            grant_type in SERVICE_GRANT_TYPES and is_agent_application(client)
         )
         if not allowed:
             return False
         return super().validate_grant_type(client_id, grant_type, client, request, *args, **kwargs)
+
+    def validate_scopes(self, client_id, scopes, client, request, *args, **kwargs):
+        """Agents get ``internal:agents`` and nothing else; nobody else ever gets it (scope_backend.py).
+
+        The scopes backend already offers each kind of client only its own
+        family; this is the backstop that ties the agent scope to the
+        client-credentials grant as well.
+        """
+        wanted = set(scopes)
+        if settings.AGENT_SCOPE in wanted and (
+            request.grant_type not in SERVICE_GRANT_TYPES or not is_agent_application(client)
+        ):
+            return False
+        if request.grant_type in SERVICE_GRANT_TYPES and wanted - {settings.AGENT_SCOPE}:
+            return False
+        return super().validate_scopes(client_id, scopes, client, request, *args, **kwargs)
 
     def validate_response_type(self, client_id, response_type, client, request, *args, **kwargs):
         if response_type != "code":

@@ -26,11 +26,11 @@ def make_agent(agent_id: str = "planner", grants: dict | None = None):
     return policy_create(agent_id=agent_id, name=agent_id.title(), application=application, grants=grants)
 
 
-def agent_token(policy, *, expires_in: int = 600, user=None) -> str:
+def agent_token(policy, *, expires_in: int = 600, user=None, scope: str = "internal:agents") -> str:
     """An access token as DOT issues for the client-credentials grant (stored only as its hash)."""
     raw = secrets.token_urlsafe(32)
     get_access_token_model().objects.create(
-        token=raw, application=policy.application, user=user, scope="",
+        token=raw, application=policy.application, user=user, scope=scope,
         expires=timezone.now() + timedelta(seconds=expires_in),
     )
     return raw

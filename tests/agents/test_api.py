@@ -118,6 +118,7 @@ def test_an_agent_gets_its_token_by_the_client_credentials_grant(client, user): 
     basic = base64.b64encode(f"{application.client_id}:a-long-client-secret".encode()).decode()
     issued = client.post("/oauth/token/", {"grant_type": "client_credentials"}, HTTP_AUTHORIZATION=f"Basic {basic}")
     assert issued.status_code == 200 and "refresh_token" not in issued.json()
+    assert issued.json()["scope"] == "internal:agents"
     started = client.post("/internal/runs", json.dumps({"thread_id": "t", "user": user.pk}),
                           content_type="application/json", HTTP_AUTHORIZATION=f"Bearer {issued.json()['access_token']}")
     assert started.status_code == 201 and started.json()["agent_id"] == "planner"
@@ -166,3 +167,33 @@ def test_the_api_is_described_by_openapi(agent, client):
     validator = pytest.importorskip("openapi_spec_validator")
     validator.validate(schema)
     assert client.get("/internal/openapi.json").status_code == 401
+
+
+# Internal agent identity: an agent's token needs internal:agents; the same client's token without it is refused.
+def test_an_agent_token_needs_the_agents_scope(client, user):
+    policy = make_agent()
+    url, body = "/internal/runs", json.dumps({"thread_id": "t", "user": user.pk})
+    for scope in ("", "profile:read", "memory:todo:read"):
+        raw = agent_token(policy, scope=scope)
+        response = client.post(url, body, content_type="application/json", HTTP_AUTHORIZATION=f"Bearer {raw}")
+        assert response.status_code == 401, scope
+    raw = agent_token(policy)
+    assert client.post(url, body, content_type="application/json",
+                       HTTP_AUTHORIZATION=f"Bearer {raw}").status_code == 201
+
+
+# SPEC: an agent's token (no person) never works at /mcp, not even for the memory tools.
+def test_an_agents_token_is_refused_at_mcp(client):
+    application = get_application_model().objects.create(
+        name="planner", client_type="confidential", authorization_grant_type="client-credentials",
+        client_secret="a-long-client-secret", hash_client_secret=True)
+    make_agent_for(application)
+    basic = base64.b64encode(f"{application.client_id}:a-long-client-secret".encode()).decode()
+    issued = client.post("/oauth/token/", {"grant_type": "client_credentials"}, HTTP_AUTHORIZATION=f"Basic {basic}")
+    token = issued.json()["access_token"]
+    message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+               "params": {"name": "memory_list", "arguments": {}}}
+    response = client.post("/mcp", json.dumps(message), content_type="application/json",
+                           HTTP_AUTHORIZATION=f"Bearer {token}", HTTP_ACCEPT="application/json, text/event-stream")
+    assert response.status_code == 401
+    assert response.json()["error"]["data"]["code"] == "invalid_token"

@@ -51,7 +51,9 @@ def test_pages_render_in_both_languages(user, connection, language, expected):
 
 # SPEC W-4: nothing on the pages is left in English when Chinese is chosen.
 ALLOWED_ASCII = {"LifeOS", "Memory", "UTC", "JSON", "English", "alice", "profile", "read", "propose", "correct",
-                 "context", "search", "get_user_context"}
+                 "context", "search", "get_user_context",
+                 # scope names shown beside their plain words: memory:<type>:read (SPEC R-11)
+                 "memory", "episode", "calendar", "todo", "voice_memo", "contact"}
 
 
 def test_pages_in_chinese_have_no_english_left(user):

@@ -6,6 +6,8 @@ import pytest
 
 from apps.consent.models import FactShare
 from apps.consent.selectors import visible_facts
+from apps.consent.services import access_event_record
+from apps.consent.services.export import export_for
 from tests.consent.factories import make_application, make_connection, make_fact, share
 from tests.consent.test_pages_support import client_for, compiled_catalogs, snapshot  # noqa: F401
 
@@ -72,6 +74,29 @@ def test_narrow_dropping_read_drops_search(user, connection):
     })
     connection.refresh_from_db()
     assert connection.scopes == []
+
+
+# SPEC C-5, R-11: a memory read scope shows in plain words on the connection page and can be removed there.
+def test_narrow_removes_a_memory_scope(user):
+    connection = make_connection(user, scopes={"profile:read", "memory:todo:read", "memory:episode:read"},
+                                 categories={"basic"})
+    client = client_for(user)
+    body = client.get(f"/me/assistants/{connection.pk}/").content.decode()
+    assert 'name="scopes" value="memory:todo:read"' in body
+    assert "List, search and read your to-dos (without their notes)" in body
+    response = client.post(f"/me/assistants/{connection.pk}/narrow/", {
+        "scopes": ["profile:read", "memory:episode:read"], "categories": ["basic"],
+    })
+    assert response.status_code == 302
+    connection.refresh_from_db()
+    assert connection.scopes == ["profile:read", "memory:episode:read"]
+    # ... and never adds one back (SPEC C-5).
+    response = client.post(f"/me/assistants/{connection.pk}/narrow/", {
+        "scopes": ["profile:read", "memory:episode:read", "memory:todo:read"], "categories": ["basic"],
+    })
+    assert response.status_code == 400
+    connection.refresh_from_db()
+    assert connection.scopes == ["profile:read", "memory:episode:read"]
 
 
 def test_narrow_page_explains_it_cannot_widen(user, connection):
@@ -164,3 +189,14 @@ def test_revoked_connection_cannot_be_shared_with_or_narrowed(user, connection, 
     assert client.post(f"/me/assistants/{connection.pk}/shares/", {"share": [world["mine"].pk]}).status_code == 400
     assert client.post(f"/me/assistants/{connection.pk}/narrow/", {"scopes": []}).status_code == 400
     assert snapshot() == before
+
+
+# SPEC D-8, M-11, W-3: memory records an assistant was sent show in its access history, and in the download.
+def test_history_shows_memory_records_sent(user, connection):
+    access_event_record(connection=connection, tool="memory_search", refs=["todo:7", "episode:3"])
+    client = client_for(user)
+    body = client.get(f"/me/assistants/{connection.pk}/").content.decode()
+    assert "Memory records sent:" in body and "<code>todo:7</code>" in body and "<code>episode:3</code>" in body
+    assert "No facts were sent." not in body
+    history = export_for(user=user)["assistants"][0]["access_history"]
+    assert history[0]["records"] == ["todo:7", "episode:3"] and history[0]["facts"] == []

@@ -96,6 +96,8 @@ def test_listing_follows_scopes():
                     expected.add("search_user_context")
             if granted & {"profile:propose", "profile:correct"}:
                 expected.add("propose_memory")
+            if any(name.startswith("memory:") for name in granted):  # SPEC R-11: any one memory scope
+                expected |= {"memory_list", "memory_search", "memory_read"}
             assert listed == expected, granted
 
 

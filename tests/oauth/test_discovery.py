@@ -8,7 +8,9 @@ from apps.oauth.discovery import resource_metadata_url
 pytestmark = pytest.mark.django_db
 
 BASE = settings.PUBLIC_BASE_URL
-SCOPES = ["context:search", "profile:correct", "profile:propose", "profile:read"]
+# The assistant scopes (SPEC A-5, R-11); never the internal agents' scope.
+SCOPES = ["context:search", "memory:calendar:read", "memory:contact:read", "memory:episode:read",
+          "memory:todo:read", "memory:voice_memo:read", "profile:correct", "profile:propose", "profile:read"]
 
 
 # SPEC A-6, I-6: RFC 8414 authorization server metadata; advertises only what the server accepts.

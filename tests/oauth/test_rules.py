@@ -6,6 +6,7 @@ import pytest
 from django.conf import settings
 from oauth2_provider.models import get_access_token_model, get_application_model
 
+from apps.agents.services import policy_create
 from apps.consent.models import Connection
 from apps.oauth.bearer import authenticate_bearer
 from apps.oauth.models import HashedGrant, TokenFamily
@@ -136,14 +137,19 @@ def test_password_grant_refused_even_for_a_client_made_for_it(assistant, user):
     assert not get_access_token_model().objects.exists()
 
 
-# Internal agents are confidential clients with client credentials; their tokens carry no person and are
-# refused at /mcp (SPEC A-8). A public client never gets one (SPEC A-1).
-@pytest.mark.parametrize("client_type, accepted", [("confidential", True), ("public", False)])
-def test_client_credentials_only_for_confidential_clients(assistant, client_type, accepted):
-    get_application_model().objects.create(
+# Internal agents are confidential clients with client credentials and an agent policy; their tokens carry
+# no person and only internal:agents, and are refused at /mcp (SPEC A-8). A public client never gets one
+# (SPEC A-1), nor does a confidential client that is no registered agent.
+@pytest.mark.parametrize("client_type, agent, accepted", [
+    ("confidential", True, True), ("confidential", False, False), ("public", True, False), ("public", False, False),
+])
+def test_client_credentials_only_for_agents(assistant, client_type, agent, accepted):
+    application = get_application_model().objects.create(
         name="Planner agent", client_id="planner", client_secret="s3cret-value", hash_client_secret=False,
         client_type=client_type, authorization_grant_type="client-credentials",
     )
+    if agent:
+        policy_create(agent_id="planner", name="Planner", application=application, grants={})
     data = {"grant_type": "client_credentials", "client_id": "planner", "client_secret": "s3cret-value"}
     response = assistant.post("/oauth/token/", data=urlencode(data), content_type="application/x-www-form-urlencoded")
     if not accepted:
@@ -152,9 +158,15 @@ def test_client_credentials_only_for_confidential_clients(assistant, client_type
         return
     assert response.status_code == 200, response.content
     token = response.json()
-    assert "refresh_token" not in token
+    assert "refresh_token" not in token and token["scope"] == "internal:agents"
     assert authenticate_bearer(token["access_token"]) is None
-    assert get_access_token_model().objects.get().user is None
+    stored = get_access_token_model().objects.get()
+    assert stored.user is None and stored.scope == "internal:agents"
+    # Nothing from the assistants' family, whatever the agent asks for (SPEC A-5).
+    for scope in ("profile:read", "memory:todo:read", "internal:agents profile:read"):
+        refused = assistant.post("/oauth/token/", data=urlencode({**data, "scope": scope}),
+                                 content_type="application/x-www-form-urlencoded")
+        assert refused.status_code == 400 and refused.json()["error"] == "invalid_scope", scope
 
 
 # SPEC A-4: codes, tokens and verifiers in the query string are refused, even on a POST.

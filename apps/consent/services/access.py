@@ -8,8 +8,14 @@ from apps.common import clock
 from apps.consent.models import AccessEvent, Connection
 
 
-def access_event_record(*, connection: Connection, tool: str, facts: Iterable[tuple[int, int]]) -> AccessEvent:
-    """Record that ``facts`` (id, version) reached the connection through ``tool``."""
-    return AccessEvent.objects.create(
-        connection=connection, tool=tool, facts=[[fid, version] for fid, version in facts], created_at=clock.now()
-    )
+def access_event_record(*, connection: Connection, tool: str, facts: Iterable[tuple[int, int]] = (),
+                        refs: Iterable[str] = ()) -> AccessEvent:
+    """Record that ``facts`` (id, version) and memory records (``refs``) reached the connection through ``tool``.
+
+    ``AccessEvent.facts`` holds ``[id, version]`` pairs for facts, then one
+    ``"<type>:<id>"`` string per memory record the answer carried (the MCP
+    ``memory_*`` tools, SPEC R-11); readers tell them apart by shape.
+    """
+    entries: list = [[fid, version] for fid, version in facts]
+    entries += [str(ref) for ref in dict.fromkeys(refs)]
+    return AccessEvent.objects.create(connection=connection, tool=tool, facts=entries, created_at=clock.now())

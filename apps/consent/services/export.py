@@ -61,7 +61,8 @@ def _connection(connection: Connection) -> dict:
         "access_history": [
             {"at": _time(event.created_at), "tool": event.tool,
              "facts": [{"fact_id": pair[0], "version": pair[1]} for pair in event.facts
-                       if isinstance(pair, (list, tuple)) and len(pair) == 2]}
+                       if isinstance(pair, (list, tuple)) and len(pair) == 2],
+             "records": [ref for ref in event.facts if isinstance(ref, str)]}
             for event in connection.access_events.all()
         ],
     }

@@ -31,6 +31,9 @@ TOOL_WORDS = {
     "read_user_context_page": _("Next page of your shared facts"),
     "search_user_context": _("Search in your shared facts"),
     "lifeos://profile/summary": _("Overview of your shared facts"),
+    "memory_list": _("List of your memory records"),
+    "memory_search": _("Search in your memory records"),
+    "memory_read": _("One of your memory records"),
 }
 
 
@@ -180,6 +183,7 @@ class HistoryItem:
 class HistoryEvent:
     event: AccessEvent
     items: list[HistoryItem]
+    records: list[str] = field(default_factory=list)  # "<type>:<id>" of memory records sent (SPEC R-11)
 
     @property
     def tool_words(self):
@@ -228,6 +232,7 @@ def history(*, connection: Connection, limit: int = HISTORY_LIMIT) -> list[Histo
         HistoryEvent(
             event,
             [HistoryItem(int(p[0]), int(p[1]), facts.get(int(p[0]))) for p in event.facts if _pair_ok(p)],
+            [entry for entry in event.facts if isinstance(entry, str)],
         )
         for event in events
     ]

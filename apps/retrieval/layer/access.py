@@ -117,10 +117,15 @@ class Access:
     caller: str
     audience: str
     grant: Grant
+    # The most bytes of JSON one list or read answer may hold; None: the layer's own
+    # 64 KiB (SPEC R-9). MCP asks for less: one tool result is at most 16 KiB (SPEC M-6).
+    page_bytes: int | None = None
 
     def __post_init__(self):
         if self.audience not in AUDIENCES:
             raise ValueError(f"unknown audience {self.audience!r}")
+        if self.page_bytes is not None and not 4_096 <= self.page_bytes <= 65_536:
+            raise ValueError("page_bytes must be between 4096 and 65536")
 
 
 @dataclass(frozen=True)

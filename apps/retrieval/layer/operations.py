@@ -48,8 +48,13 @@ def catalog(access: Access) -> dict:
     return {"resources": entries}
 
 
-def _envelope_fits(page: dict) -> bool:
-    return documents.size(page) <= documents.PAGE_BYTES
+def page_bytes(access: Access) -> int:
+    """The byte limit of one answer for this caller (SPEC R-9; smaller for MCP, M-6)."""
+    return access.page_bytes or documents.PAGE_BYTES
+
+
+def _envelope_fits(page: dict, limit: int) -> bool:
+    return documents.size(page) <= limit
 
 
 def list_records(access: Access, request: ListRequest) -> dict:
@@ -90,7 +95,8 @@ def list_records(access: Access, request: ListRequest) -> dict:
     page = {"resource": v.type, "order": f"{order} desc" if order else "id desc", "items": [], "next_cursor": None}
     if withheld:
         page["withheld"] = sorted(withheld)
-    budget = documents.PAGE_BYTES - documents.size(page) - CURSOR_ALLOWANCE
+    limit = page_bytes(access)
+    budget = limit - documents.size(page) - CURSOR_ALLOWANCE
     used, last = 0, None
     for row in rows[:LIST_PAGE_ITEMS]:
         data, cut = documents.project(declaration, adapter.document(row, names), v.leaves, preview=True)
@@ -108,7 +114,7 @@ def list_records(access: Access, request: ListRequest) -> dict:
         anchor = render("timestamp", getattr(last, column)) if order else None
         page["next_cursor"] = cursors.issue(access, v, "list", filters=filters_fp, order=order,
                                             after=[anchor, last.pk])
-    if not _envelope_fits(page):  # a record whose preview alone overflows a page
+    if not _envelope_fits(page, limit):  # a record whose preview alone overflows a page
         raise LayerError("invalid_value", "a record of this type is too large to list; read it by ref")
     return page
 
@@ -147,12 +153,13 @@ def read(access: Access, request: ReadRequest) -> dict:
     if request.cursor is None:
         data, _ = documents.project(declaration, doc, v.leaves)
         whole = {"ref": ref, "type": v.type, "complete": True, "data": data, "next_cursor": None}
-        if documents.size(whole) <= documents.PAGE_BYTES:
+        if documents.size(whole) <= page_bytes(access):
             return whole
     page = {"ref": ref, "type": v.type, "complete": False, "fragments": [], "next_cursor": None}
     if withheld:
         page["withheld"] = sorted(withheld)
-    budget = documents.PAGE_BYTES - documents.size(page) - CURSOR_ALLOWANCE
+    limit = page_bytes(access)
+    budget = limit - documents.size(page) - CURSOR_ALLOWANCE
     while True:
         stream = documents.units(declaration, doc, v.leaves, start)
         packed = documents.fragment_page(stream, start=start, offset=offset, budget=budget)
@@ -162,6 +169,6 @@ def read(access: Access, request: ReadRequest) -> dict:
         if packed.next_position is not None:
             tokens, at = packed.next_position
             page["next_cursor"] = cursors.issue(access, v, "read", ref=ref, sv=version, pos=[list(tokens), at])
-        if documents.size(page) <= documents.PAGE_BYTES:
+        if documents.size(page) <= limit:
             return page
-        budget -= documents.size(page) - documents.PAGE_BYTES  # the cursor came out longer than allowed for
+        budget -= documents.size(page) - limit  # the cursor came out longer than allowed for
