@@ -244,13 +244,15 @@ def test_generated_arguments_per_tool(tool, assistant):
     (name, field) for name, spec in sorted(catalog.TOOLS.items())
     for field, sub in spec.input_schema.get("properties", {}).items() if "string" in sub.get("type", [])
 ])
-def test_unicode_edges_in_every_text_argument(tool, field, text, assistant):
+@pytest.mark.parametrize("protocol", [None, *MODERN_PROTOCOL_VERSIONS])  # the SDK parses the two eras differently
+def test_unicode_edges_in_every_text_argument(tool, field, text, protocol, assistant):
     connection, token = assistant
     before = profile_snapshot(connection=connection).version
     arguments = {"op": "add", "category": "basic", "label": "Tea", "value": "Green"} if tool == "propose_memory" \
         else {"query": "Label"} if tool == "search_user_context" else {}
     arguments[field] = text
-    response = post(dumps(call(tool, arguments)), token)
+    message, headers = enveloped(call(tool, arguments), protocol)
+    response = post(dumps(message), token, **headers)
     assert_tool_call_sane(response)
     assert profile_snapshot(connection=connection).version == before
     assert_still_serving(token)
