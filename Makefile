@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 HOST_PORT ?= 127.0.0.1:8787
 
-.PHONY: run test setup messages migrate seed serve bench clean
+.PHONY: run test setup messages migrate seed serve bench reliability clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -44,6 +44,12 @@ test: setup
 # minutes. Needs wrk (apt-get install wrk). Not part of `make test`.
 bench: setup
 	$(PY) -m bench.run $(BENCH_ARGS)
+
+# Load, faults and a secrets scan against the production configuration (bench/load/run.py,
+# docs/reliability.md): throwaway PostgreSQL and Redis, several workers, loopback only. Not part
+# of `make test`. RELIABILITY_ARGS="--seconds 30" for a short run.
+reliability: setup
+	$(PY) -m bench.load.run $(RELIABILITY_ARGS)
 
 clean:
 	rm -rf $(VENV) var
