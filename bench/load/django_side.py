@@ -1,0 +1,121 @@
+"""The in-process half of the load run: set up people and assistants, count rows, render pages.
+
+    python -m bench.load.django_side setup N      → JSON of N connected assistants on stdout
+    python -m bench.load.django_side counts       → JSON of the row counts the checks compare
+    python -m bench.load.django_side pages        → the person's pages, rendered, on stdout
+
+Run by ``bench.load.run`` with the server's environment (the same database).
+Assistants connect through the real OAuth flow (registration, consent page,
+PKCE code exchange) via Django's test client, so the secrets they hold are
+exactly what real assistants hold.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+USERNAME = "load-person"
+FACTS = 30
+
+
+def _django():
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    import django
+
+    django.setup()
+    from django.conf import settings
+
+    settings.ALLOWED_HOSTS = [*settings.ALLOWED_HOSTS, "testserver"]
+
+
+def setup(count: int) -> dict:
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    from apps.consent.models import Connection
+    from apps.consent.services import shares_set
+    from apps.memory.services import fact_create
+    from tests.oauth import flow as oauth_flow
+
+    person = get_user_model().objects.create_user(username=USERNAME, password="load-password-not-secret")
+    categories = ["basic", "preferences", "habits", "goals", "work_study"]
+    facts = [fact_create(owner=person, category=categories[i % 5], label=f"Load fact {i}",
+                         value=f"Loaded value {i}: tea, walks and reading", evidence="load", sensitive=False)
+             for i in range(FACTS)]
+    browser = Client(headers={"accept-language": "en"})
+    browser.force_login(person)
+    assistants = []
+    for index in range(count):
+        assistant = Client()
+        flow = oauth_flow.registered(assistant)
+        # context:search is offered but never pre-ticked (SPEC A-5): the person ticks it.
+        oauth_flow.code_from(oauth_flow.approve(browser, flow, extra=[("scopes", "context:search")]), flow)
+        response = oauth_flow.exchange(assistant, flow)
+        assert response.status_code == 200, response.content
+        connection = Connection.objects.get(user=person, application__client_id=flow.client_id)
+        shares_set(connection=connection, fact_ids={fact.pk for fact in facts})
+        assistants.append({
+            "index": index,
+            "client_id": flow.client_id,
+            "connection_id": connection.pk,
+            "access_token": flow.tokens[0]["access_token"],
+            "refresh_token": flow.tokens[0]["refresh_token"],
+            "secrets": sorted(flow.secrets_seen),
+        })
+    return {"user_id": person.pk, "facts": FACTS, "assistants": assistants}
+
+
+def counts() -> dict:
+    from apps.consent.models import AccessEvent, Proposal
+
+    return {
+        "proposals": Proposal.objects.count(),
+        "access_events": AccessEvent.objects.count(),
+        "access_events_by_tool": dict(sorted(
+            (tool, AccessEvent.objects.filter(tool=tool).count())
+            for tool in AccessEvent.objects.values_list("tool", flat=True).distinct())),
+        "proposal_ids": sorted(str(pk) for pk in Proposal.objects.values_list("pk", flat=True)),
+    }
+
+
+def pages() -> str:
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    from apps.consent.models import Connection
+
+    person = get_user_model().objects.get(username=USERNAME)
+    browser = Client(headers={"accept-language": "en"})
+    browser.force_login(person)
+    urls = ["/me/facts/", "/me/assistants/", "/me/export/"]
+    urls += [f"/me/assistants/{pk}/" for pk in Connection.objects.filter(user=person).values_list("pk", flat=True)]
+    staff = get_user_model().objects.create_superuser(username="load-staff", password="x", email="s@example.com")
+    admin = Client()
+    admin.force_login(staff)
+    admin_urls = ["/admin/oauth2_provider/accesstoken/", "/admin/oauth2_provider/refreshtoken/",
+                  "/admin/oauth2_provider/application/", "/admin/consent/connection/", "/admin/consent/proposal/",
+                  "/admin/consent/accessevent/"]
+    out = []
+    for client, url in [(browser, url) for url in urls] + [(admin, url) for url in admin_urls]:
+        response = client.get(url)
+        out.append(f"=== {url} {response.status_code}\n{response.content.decode('utf-8', 'replace')}")
+    return "\n".join(out)
+
+
+def main(argv: list[str]) -> None:
+    _django()
+    command = argv[0]
+    if command == "setup":
+        print(json.dumps(setup(int(argv[1]))))
+    elif command == "counts":
+        print(json.dumps(counts()))
+    elif command == "pages":
+        sys.stdout.write(pages())
+    else:
+        raise SystemExit(f"unknown command {command!r}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
