@@ -1,9 +1,10 @@
 """The MCP server (low-level SDK ``Server``): tools and resources from the catalog.
 
 Every handler finds the caller's ``BearerGrant`` in the request scope, where
-the /mcp view put it after authentication (``transport.GRANT_KEY``). ORM work
-runs in ``dispatch`` through ``sync_to_async`` (thread-sensitive), which is
-correct both under WSGI (a fresh event loop per request) and under ASGI.
+the /mcp view put it after authentication (``GRANT_KEY``). ORM work runs in
+``dispatch`` through ``orm.run``: on long-lived threads under ASGI, on the
+request's thread under WSGI (a fresh event loop per request); the view says
+which in the scope (``ASGI_KEY``).
 
 This is also the one place where ``ToolError`` becomes an MCP result
 (``isError: true``, structured content ``{"code", "message"}`` and the same
@@ -17,16 +18,16 @@ from functools import cache
 from typing import Any
 
 import mcp_types as types
-from asgiref.sync import sync_to_async
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
 
-from apps.mcp_server import catalog, dispatch
+from apps.mcp_server import catalog, dispatch, orm
 from apps.mcp_server.errors import RPC_FORBIDDEN, ToolError
 from apps.mcp_server.profile import PAGE_URI_TEMPLATE, SUMMARY_URI
 
 GRANT_KEY = "lifeos.grant"
+ASGI_KEY = "lifeos.asgi"  # whether the /mcp view runs under ASGI (``orm.run``)
 
 INSTRUCTIONS = (
     "LifeOS Memory holds facts a person chose to share with you. Call get_user_context first; "
@@ -53,6 +54,10 @@ def _grant(ctx):
     return grant
 
 
+def _asgi(ctx) -> bool:
+    return bool(ctx.request is not None and ctx.request.scope.get(ASGI_KEY))
+
+
 def _forbidden(missing: list[str]) -> MCPError:
     # The view answers HTTP 403 before dispatch (SPEC A-8); this is the backstop.
     return MCPError(RPC_FORBIDDEN, f"insufficient_scope: needs {' '.join(missing)}",
@@ -73,9 +78,7 @@ async def _call_tool(ctx, params: types.CallToolRequestParams) -> types.CallTool
     if missing := spec.scopes.missing(grant.scopes, arguments):
         raise _forbidden(missing)
     try:
-        payload = await sync_to_async(dispatch.call_tool, thread_sensitive=True)(
-            grant=grant, spec=spec, arguments=arguments
-        )
+        payload = await orm.run(_asgi(ctx), dispatch.call_tool, grant=grant, spec=spec, arguments=arguments)
     except ToolError as error:
         return tool_result(error.payload(), is_error=True)
     return tool_result(payload)
@@ -113,7 +116,7 @@ async def _read_resource(ctx, params: types.ReadResourceRequestParams) -> types.
     if missing := catalog.RESOURCE_SCOPES.missing(grant.scopes, {}):
         raise _forbidden(missing)
     try:
-        payload = await sync_to_async(dispatch.read_resource, thread_sensitive=True)(grant=grant, uri=uri)
+        payload = await orm.run(_asgi(ctx), dispatch.read_resource, grant=grant, uri=uri)
     except ToolError as error:
         raise MCPError(INVALID_PARAMS, error.message, data=error.payload()) from None
     return types.ReadResourceResult(

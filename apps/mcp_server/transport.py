@@ -23,7 +23,8 @@ from django.http import HttpRequest, HttpResponse
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
 from apps.mcp_server.admission import MAX_BODY_BYTES
-from apps.mcp_server.server import GRANT_KEY, mcp_server
+from apps.mcp_server.orm import served_by_asgi
+from apps.mcp_server.server import ASGI_KEY, GRANT_KEY, mcp_server
 
 # With a manager per request, the SDK's session start/stop messages at INFO say
 # nothing; keep them out of the log unless logging is configured for them.
@@ -56,6 +57,7 @@ def _scope(request: HttpRequest, grant) -> dict:
         "client": (request.META.get("REMOTE_ADDR", ""), 0),
         "server": (host or request.get_host(), int(port) if port.isdigit() else 80),
         GRANT_KEY: grant,
+        ASGI_KEY: served_by_asgi(request),
     }
 
 

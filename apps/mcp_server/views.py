@@ -4,17 +4,17 @@ Thin on purpose: ``admission`` decides whether to serve, ``responses`` words
 a refusal, ``transport`` runs the SDK, ``cors`` lets browser clients on an
 allowed origin read the answers. Async so the SDK runs on an event loop
 both under ASGI and under WSGI ``runserver``; ORM work goes through
-``sync_to_async``. CSRF-exempt because only a Bearer token authenticates here
-(never a session cookie), so a cross-site form carries no authority.
+``orm.run`` (long-lived threads under ASGI, see there). CSRF-exempt because
+only a Bearer token authenticates here (never a session cookie), so a
+cross-site form carries no authority.
 """
 
 from __future__ import annotations
 
-from asgiref.sync import sync_to_async
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.csrf import csrf_exempt
 
-from apps.mcp_server import admission, cors, transport
+from apps.mcp_server import admission, cors, orm, transport
 from apps.mcp_server.errors import Refusal
 from apps.mcp_server.responses import refusal_response
 
@@ -27,7 +27,7 @@ async def mcp_endpoint(request: HttpRequest) -> HttpResponse:
 
 
 async def _serve(request: HttpRequest) -> HttpResponse:
-    grant = await sync_to_async(admission.admit, thread_sensitive=True)(request)
+    grant = await orm.run(orm.served_by_asgi(request), admission.admit, request)
     if isinstance(grant, Refusal):
         return refusal_response(grant)
     body = admission.read_body(request)
