@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from django.conf import settings
 from django.core.cache import BaseCache, caches
 
 from apps.mcp_server.profile import canonical_json
@@ -26,9 +27,30 @@ QUIET_PERIOD = 60 * 60  # seconds
 _PREFIX = "mcp:failures"
 
 
+_shared: tuple[object, BaseCache] | None = None
+
+
+def shared_cache() -> BaseCache:
+    """The default cache as one object per process (and per ``CACHES`` setting).
+
+    Django keeps cache objects per asyncio context, so under ASGI every request
+    got a ``RedisCache`` of its own, and with it a new connection pool: a new
+    TCP connection to Redis on every MCP call (docs/performance.md). The
+    counts are single Redis commands on a thread-safe client, so one object
+    serves every request and thread of the process; a changed ``CACHES``
+    (tests' ``override_settings``) gets a new one.
+    """
+    global _shared
+    configured = settings.CACHES
+    current = _shared
+    if current is None or current[0] is not configured:
+        current = _shared = (configured, caches.create_connection("default"))
+    return current[1]
+
+
 class FailureGuard:
     def __init__(self, cache: BaseCache | None = None):
-        self.cache = cache if cache is not None else caches["default"]
+        self.cache = cache if cache is not None else shared_cache()
 
     @staticmethod
     def key(*, connection_id: int, tool: str, arguments: dict[str, Any]) -> str:
