@@ -1,12 +1,12 @@
 """Hands one admitted Django request to the MCP SDK and brings its answer back.
 
-The SDK serves Streamable HTTP as an ASGI app. Here each request gets its
-own stateless session manager (``stateless=True``, ``json_response=True``),
-entered and left within the request. That works wherever the Django view
-runs — under WSGI ``runserver`` every async view gets a fresh event loop, so
-a manager entered once per process could not be used; under ASGI it is the
-same code. It costs a little per request; a faster ASGI-level mount can
-replace this module without touching anything else.
+The SDK serves Streamable HTTP as an ASGI app, through a stateless session
+manager (``stateless=True``, ``json_response=True``). Under ASGI (uvicorn,
+production) one manager per event loop is started on first use and kept
+running (``_loop_manager``), as the SDK's own Starlette app keeps it — not
+built, entered and left again for every call. Under WSGI ``runserver`` every
+async view gets a fresh event loop, so there each request still gets a
+manager of its own, entered and left within the request.
 
 Stateless and JSON-only means: no ``Mcp-Session-Id``, no GET event stream,
 every request (``initialize`` of 2025-era clients as well as 2026-07-28
@@ -16,7 +16,10 @@ with the SDK choosing the protocol era from ``MCP-Protocol-Version``.
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
 import logging
+import weakref
 
 import anyio
 from django.http import HttpRequest, HttpResponse
@@ -26,14 +29,52 @@ from apps.mcp_server.admission import MAX_BODY_BYTES
 from apps.mcp_server.orm import served_by_asgi
 from apps.mcp_server.server import ASGI_KEY, GRANT_KEY, mcp_server
 
-# With a manager per request, the SDK's session start/stop messages at INFO say
-# nothing; keep them out of the log unless logging is configured for them.
+# With a manager per request (WSGI) or per event loop, the SDK's session start/stop
+# messages at INFO say nothing; keep them out of the log unless logging is configured for them.
 for _name in ("mcp.server.streamable_http_manager", "mcp.server.streamable_http"):
     if logging.getLogger(_name).level == logging.NOTSET:
         logging.getLogger(_name).setLevel(logging.WARNING)
 
 # Credentials stop at the view: the SDK has no use for them.
 _WITHHELD_HEADERS = {"authorization", "cookie"}
+
+
+def _new_manager() -> StreamableHTTPSessionManager:
+    return StreamableHTTPSessionManager(
+        app=mcp_server(), stateless=True, json_response=True, max_request_body_size=MAX_BODY_BYTES
+    )
+
+
+# Under ASGI: one running manager per event loop (a worker process has one), and the task holding it open.
+_managers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Future] = weakref.WeakKeyDictionary()
+_holders: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Task] = weakref.WeakKeyDictionary()
+
+
+async def _loop_manager() -> StreamableHTTPSessionManager:
+    """This event loop's session manager, started on first use and kept running until the loop ends.
+
+    The manager keeps no state between stateless requests; what a request
+    costs is its own transport and server task (as in the SDK's own app).
+    The holder task runs in an empty context, so no request's context
+    variables leak into it; ``asyncio.run`` cancels it when the loop ends.
+    """
+    loop = asyncio.get_running_loop()
+    ready, holder = _managers.get(loop), _holders.get(loop)
+    if ready is None or (holder is not None and holder.done()):
+        ready = _managers[loop] = loop.create_future()
+        _holders[loop] = loop.create_task(_hold(_new_manager(), ready), context=contextvars.Context())
+    return await asyncio.shield(ready)
+
+
+async def _hold(manager: StreamableHTTPSessionManager, ready: asyncio.Future) -> None:
+    try:
+        async with manager.run():
+            ready.set_result(manager)
+            await asyncio.get_running_loop().create_future()  # until the loop cancels it
+    except BaseException as error:
+        if not ready.done():
+            ready.set_exception(error if isinstance(error, Exception) else RuntimeError("manager stopped"))
+        raise
 
 
 def _scope(request: HttpRequest, grant) -> dict:
@@ -85,12 +126,14 @@ async def serve(request: HttpRequest, body: bytes, grant) -> HttpResponse:
         elif message["type"] == "http.response.body":
             chunks.append(message.get("body", b""))
 
-    manager = StreamableHTTPSessionManager(
-        app=mcp_server(), stateless=True, json_response=True, max_request_body_size=MAX_BODY_BYTES
-    )
+    scope = _scope(request, grant)
     try:
-        async with manager.run():
-            await manager.handle_request(_scope(request, grant), receive, send)
+        if scope[ASGI_KEY]:
+            await (await _loop_manager()).handle_request(scope, receive, send)
+        else:
+            manager = _new_manager()
+            async with manager.run():
+                await manager.handle_request(scope, receive, send)
     finally:
         finished.set()
 
