@@ -7,9 +7,12 @@ C-6 (scopes = token ∩ connection), C-7 (revoked connection → refused).
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass
+from functools import cache
 
 from django.conf import settings
+from django.db import connections as db_connections
 from oauth2_provider.models import get_access_token_model
 
 from apps.common import clock
@@ -24,25 +27,54 @@ class BearerGrant:
 
 
 def authenticate_bearer(raw_token: str) -> BearerGrant | None:
-    """The grant behind ``raw_token``, or ``None`` when it must be refused with 401."""
+    """The grant behind ``raw_token``, or ``None`` when it must be refused with 401.
+
+    One indexed query (``_grant_sql``): the live token, found by its
+    checksum's unique index, joined to the not-revoked connection of the same
+    user and client. /mcp runs this on every call and nothing of it is
+    cached: a revoked connection, an expired token or narrowed scopes count
+    on the very next request (SPEC C-6, C-7).
+    """
     if not raw_token:
         return None
     checksum = hashlib.sha256(raw_token.encode("utf-8")).hexdigest()
-    token = (
-        get_access_token_model()
-        .objects.filter(token_checksum=checksum, expires__gt=clock.now(), user__isnull=False)
-        .values("id", "user_id", "application_id", "scope", "resource")
-        .first()
-    )
+    connections = Connection.objects.all()
+    now = db_connections[connections.db].ops.adapt_datetimefield_value(clock.now())  # as the ORM would pass it
+    found = list(connections.raw(_grant_sql(), [checksum, now]))
+    connection = found[0] if found else None
     # Tokens that are not bound to /mcp (e.g. the RFC 7592 registration token) are refused.
-    if token is None or list(token["resource"] or []) != [settings.MCP_RESOURCE_URL]:
+    if connection is None or _resource(connection.token_resource) != [settings.MCP_RESOURCE_URL]:
         return None
-    connection = (
-        Connection.objects.filter(user_id=token["user_id"], application_id=token["application_id"], revoked_at=None)
-        .select_related("application")
-        .first()
+    scopes = frozenset(connection.token_scope.split()) & frozenset(connection.scopes)
+    return BearerGrant(connection=connection, scopes=scopes, token_id=connection.token_id)
+
+
+@cache
+def _grant_sql() -> str:
+    """Written out rather than built by the ORM: compiling the equivalent queryset cost ten times the query.
+
+    Table and column names come from the models, so the SQL follows them.
+    """
+    token_model = get_access_token_model()
+    connection_table, token_table = Connection._meta.db_table, token_model._meta.db_table
+
+    def column(model, name: str) -> str:
+        return f'"{model._meta.get_field(name).column}"'
+
+    connection_columns = ", ".join(f'c."{field.column}"' for field in Connection._meta.concrete_fields)
+    return (
+        f"SELECT {connection_columns}, t.{column(token_model, 'id')} AS token_id, "
+        f"t.{column(token_model, 'scope')} AS token_scope, t.{column(token_model, 'resource')} AS token_resource "
+        f'FROM "{token_table}" t JOIN "{connection_table}" c '
+        f"ON c.{column(Connection, 'user')} = t.{column(token_model, 'user')} "
+        f"AND c.{column(Connection, 'application')} = t.{column(token_model, 'application')} "
+        f"WHERE t.{column(token_model, 'token_checksum')} = %s AND t.{column(token_model, 'expires')} > %s "
+        f"AND c.{column(Connection, 'revoked_at')} IS NULL"
     )
-    if connection is None:
-        return None
-    scopes = frozenset(token["scope"].split()) & frozenset(connection.scopes)
-    return BearerGrant(connection=connection, scopes=scopes, token_id=token["id"])
+
+
+def _resource(value) -> list:
+    """The token's RFC 8707 resources (a JSON array; the raw query hands over its text)."""
+    if isinstance(value, str | bytes):
+        value = json.loads(value)
+    return list(value or [])
