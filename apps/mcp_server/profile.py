@@ -29,7 +29,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from apps.consent.models import Connection
-from apps.consent.selectors import visible_facts
+from apps.consent.selectors import visible_fact_values
 from apps.memory.models import Category
 
 PAGE_MAX_FACTS = 50  # SPEC M-6
@@ -90,9 +90,7 @@ class ProfileSnapshot:
 
 def profile_snapshot(*, connection: Connection) -> ProfileSnapshot:
     """The connection's visible facts right now, read with a single query (SPEC C-1)."""
-    rows = visible_facts(connection=connection).values_list(
-        "id", "category", "label", "value", "version", "updated_at"
-    )
+    rows = visible_fact_values(connection=connection, fields=("id", "category", "label", "value", "version", "updated_at"))
     facts = tuple(
         VisibleFact(id=fid, category=category, label=label, value=value, version=version,
                     updated_at=_timestamp(updated_at))
