@@ -3,19 +3,23 @@
 Order of a tool call: repeated-failure guard (SPEC M-9) → argument check
 against the catalog's schema (M-2, M-8) → the handler → the guard learns the
 outcome. What the answer carried is recorded as an AccessEvent (M-11) and the
-connection's "last used" is touched (D-3), in one transaction so a call costs
-one commit. The caller (``server.py``) turns the result or ``ToolError`` into
+connection's "last used" is touched (D-3, at most once a minute), in one
+transaction so a call costs one commit — or, when no touch is due, the
+record alone in one statement. The caller (``server.py``) turns the result or ``ToolError`` into
 an MCP result; scopes were checked before this (A-8).
 """
 
 from __future__ import annotations
 
 import logging
+from contextlib import nullcontext
 from typing import Any
 
 from django.db import DatabaseError, transaction
 
+from apps.common import clock
 from apps.consent.services import access_event_record, connection_touch
+from apps.consent.services.connections import LAST_USED_RESOLUTION
 from apps.mcp_server import handlers
 from apps.mcp_server.arguments import validate_arguments
 from apps.mcp_server.catalog import ToolSpec
@@ -78,12 +82,26 @@ def _record(grant, event: str, answer: Answer | None) -> None:
     """
     carried = answer.sent if answer is not None else ()
     refs = answer.refs if answer is not None else ()
+    touch = _touch_due(grant.connection)
     try:
-        with transaction.atomic():
+        with transaction.atomic() if touch else nullcontext():
             if carried or refs:
                 access_event_record(connection=grant.connection, tool=event, facts=carried, refs=refs)
-            connection_touch(connection=grant.connection)
+            if touch:
+                connection_touch(connection=grant.connection)
     except DatabaseError:
         logger.exception("could not record an MCP access")
         if carried or refs:
             raise ToolError(UNAVAILABLE, _UNAVAILABLE_MESSAGE) from None
+
+
+def _touch_due(connection) -> bool:
+    """Whether ``connection_touch`` would change anything, judged from the row read at admission.
+
+    The touch writes at most once per ``LAST_USED_RESOLUTION``; when the row
+    this request read was used more recently than that, its update would
+    match nothing (the stored time only moves forward), so the call skips it
+    and the access record is one statement, without a transaction around it.
+    """
+    last_used = connection.last_used_at
+    return last_used is None or last_used <= clock.now() - LAST_USED_RESOLUTION
