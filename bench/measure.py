@@ -96,9 +96,9 @@ class Server:
 
 
 @contextlib.contextmanager
-def serving(command: list[str], port: int, env: dict[str, str], probe) -> Iterator[Server]:
+def serving(command: list[str], port: int, env: dict[str, str], probe, cwd: Path = BASE_DIR) -> Iterator[Server]:
     """Start ``command`` (it listens on ``port``), wait until ``probe(port)`` is true, stop it afterwards."""
-    process = subprocess.Popen(command, cwd=BASE_DIR, env=env, start_new_session=True)
+    process = subprocess.Popen(command, cwd=cwd, env=env, start_new_session=True)
     server = Server(process, port, ProcessGroup("server", session=process.pid))
     try:
         deadline = time.monotonic() + 60

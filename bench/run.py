@@ -19,9 +19,14 @@
      returning the same result from memory (``bench/targets/anchor.py``);
    * ``django-stack`` — the product's settings and middleware with a view that
      returns the product's response bytes; ``django-bare`` — Django with no
-     middleware, same view; ``asgi-raw`` — a raw ASGI app, same bytes.
+     middleware, same view; ``asgi-raw`` — a raw ASGI app, same bytes;
+   * ``product-entry`` — a prototype, not the product: the same /mcp view at
+     an ASGI entry point outside the middleware chain
+     (``bench/targets/product_entry.py``);
+   * ``product-base`` (with ``--baseline DIR``) — the product served from
+     another checkout, for before/after in the same rounds.
 
-   Per target: a short warm-up, a throughput run with ``--connections``
+   All are served at once and measured in interleaved rounds. Per target: a short warm-up, a throughput run with ``--connections``
    keep-alive connections, and a latency run with one connection. Printed:
    requests/s, p50/p95/p99, errors, CPU per request of the server (and of
    PostgreSQL and Redis for the product), wrk's own CPU use, and the ratios
@@ -34,7 +39,8 @@
    of the queries on the path.
 
 Results: printed as Markdown, and kept in ``var/bench/`` (Markdown and JSON).
-Bounded: fixed durations, every request with a 5 s timeout; about 3 minutes.
+Bounded: fixed durations, every request with a 5 s timeout; about 6 minutes
+(7 with ``--baseline``).
 """
 
 from __future__ import annotations
@@ -152,10 +158,18 @@ def _product_command(port: int, workers: int) -> list[str]:
             "--no-access-log", "--log-level", "warning"]
 
 
-def _targets(workers: int, files: dict[str, str]) -> list[dict]:
+def _targets(workers: int, files: dict[str, str], baseline: Path | None = None) -> list[dict]:
+    compared = [] if baseline is None else [
+        {"name": "product-base", "what": f"the product as checked out in {baseline.name} (same database)",
+         "command": lambda port: _product_command(port, workers), "token": True, "cwd": baseline},
+    ]
     return [
         {"name": "product", "what": "LifeOS /mcp: OAuth token, PostgreSQL, Redis, access record",
          "command": lambda port: _product_command(port, workers), "token": True},
+        *compared,
+        {"name": "product-entry", "what": "prototype: the same /mcp view at an ASGI entry point, outside the "
+         "middleware chain (bench/targets/product_entry.py)",
+         "command": lambda port: _launch("bench.targets.product_entry:app", port, workers), "token": True},
         {"name": "sdk-anchor", "what": "MCP SDK MCPServer (stateless, JSON), same result from memory",
          "command": lambda port: _launch("bench.targets.anchor:app", port, workers, "on"), "token": False},
         {"name": "django-stack", "what": "product settings + middleware, view returns the same bytes",
@@ -213,8 +227,9 @@ def run_targets(args, base_env: dict[str, str], services: list[measure.ProcessGr
     connection_id = grant.connection.pk
 
     files = {"BENCH_RESULT_FILE": str(work / "result.json"), "BENCH_RESPONSE_FILE": str(work / "response.json")}
-    targets = [target for target in _targets(args.workers, files)
-               if not args.only or target["name"] in args.only or target["name"] == "product"]
+    baseline = Path(args.baseline).resolve() if args.baseline else None
+    targets = [target for target in _targets(args.workers, files, baseline)
+               if not args.only or target["name"] in args.only or target["name"].startswith("product")]
     servers: dict[str, measure.Server] = {}
     tokens: dict[str, str | None] = {}
     sizes: dict[str, int] = {}
@@ -224,7 +239,10 @@ def run_targets(args, base_env: dict[str, str], services: list[measure.ProcessGr
             token = grant.fresh_access_token() if target["token"] else None
             port = free_port()
             env = dict(base_env, **files, **target.get("env", {}))
-            server = stack.enter_context(measure.serving(target["command"](port), port, env, _ok_mcp(token)))
+            cwd = target.get("cwd", BASE_DIR)
+            if cwd != BASE_DIR:
+                env["PYTHONPATH"] = str(cwd)
+            server = stack.enter_context(measure.serving(target["command"](port), port, env, _ok_mcp(token), cwd=cwd))
             status, body = measure.post(port, GET_CONTEXT.encode(), token)
             assert status == 200, body[:500]
             result = _result_of(body)
@@ -241,7 +259,7 @@ def run_targets(args, base_env: dict[str, str], services: list[measure.ProcessGr
 
         load: dict[str, list[measure.Run]] = {name: [] for name in servers}
         single: dict[str, list[measure.Run]] = {name: [] for name in servers}
-        events = {"answered_measured": 0, "recorded": 0}
+        events = {name: {"answered_measured": 0, "recorded": 0} for name in servers}
         for round_number in range(args.rounds):
             names = list(servers)
             names = names[round_number % len(names):] + names[: round_number % len(names)]  # rotate the order
@@ -258,8 +276,8 @@ def run_targets(args, base_env: dict[str, str], services: list[measure.ProcessGr
                                                 seconds=LATENCY_SECONDS, groups=groups))
                 if target["token"]:
                     time.sleep(0.3)
-                    events["answered_measured"] += load[name][-1].requests + single[name][-1].requests
-                    events["recorded"] += _access_events(connection_id) - before
+                    events[name]["answered_measured"] += load[name][-1].requests + single[name][-1].requests
+                    events[name]["recorded"] += _access_events(connection_id) - before
                 print(f"  round {round_number + 1}: {_target_line(name, load[name][-1], single[name][-1])}",
                       flush=True)
 
@@ -269,7 +287,7 @@ def run_targets(args, base_env: dict[str, str], services: list[measure.ProcessGr
         results[name] = {"what": target["what"], "response_bytes": sizes[name],
                          "load": _median_run(load[name]), "single": _median_run(single[name])}
         if target["token"]:
-            results[name]["access_events"] = events
+            results[name]["access_events"] = events[name]
     return results
 
 
@@ -389,6 +407,10 @@ def run_scale(args, base_env: dict[str, str], services: list[measure.ProcessGrou
 
 # --- Report -----------------------------------------------------------------------
 
+def _services(run: measure.Run) -> float:
+    return sum(run.cpu_us_per_request(label) for label in run.cpu if label != "server")
+
+
 def _ms(value_us: float) -> str:
     return f"{value_us / 1000:.2f}"
 
@@ -410,7 +432,7 @@ def report(machine: dict, args, targets: dict, scale: dict | None) -> str:
     ]
     for name, entry in targets.items():
         load, single = entry["load"], entry["single"]
-        services = sum(load.cpu_us_per_request(label) for label in load.cpu if label != "server")
+        services = _services(load)
         lines.append(
             f"| {name} | {load.rps:.0f} ({load.rps_range[0]:.0f}–{load.rps_range[1]:.0f}) | {_ms(load.latency_us['p50'])} | {_ms(load.latency_us['p95'])} | "
             f"{_ms(load.latency_us['p99'])} | {load.error_count + single.error_count} | "
@@ -426,10 +448,22 @@ def report(machine: dict, args, targets: dict, scale: dict | None) -> str:
             f"p50 single connection {product['single'].latency_us['p50'] / anchor['single'].latency_us['p50']:.2f}×, "
             f"server CPU per request {product['load'].cpu_us_per_request('server') / anchor['load'].cpu_us_per_request('server'):.2f}×",
         ]
-        events = product.get("access_events")
-        if events:
-            lines.append(f"Access records written during the product's measured runs: "
-                         f"{events['recorded']} for {events['answered_measured']} answered requests.")
+        if "product-base" in targets:
+            base = targets["product-base"]
+            lines.append(
+                f"product-base / anchor: throughput {base['load'].rps / anchor['load'].rps:.2f}×, "
+                f"p50 under load {base['load'].latency_us['p50'] / anchor['load'].latency_us['p50']:.2f}×, "
+                f"p50 single connection {base['single'].latency_us['p50'] / anchor['single'].latency_us['p50']:.2f}×, "
+                f"server CPU per request {base['load'].cpu_us_per_request('server') / anchor['load'].cpu_us_per_request('server'):.2f}×")
+            lines.append(f"product / product-base: throughput {product['load'].rps / base['load'].rps:.2f}×, "
+                         f"server CPU per request {product['load'].cpu_us_per_request('server') / base['load'].cpu_us_per_request('server'):.2f}×, "
+                         f"PostgreSQL+Redis CPU per request "
+                         f"{_services(product['load']) / _services(base['load']):.2f}×")
+        for name in ("product", "product-base"):
+            events = targets.get(name, {}).get("access_events")
+            if events:
+                lines.append(f"Access records written during the measured runs of {name}: "
+                             f"{events['recorded']} for {events['answered_measured']} answered requests.")
     if scale:
         lines += ["", "| scale case (1 connection) | req/s | p50 ms | p95 ms | p99 ms | errors | facts returned "
                       "| server CPU µs/req | PostgreSQL CPU µs/req |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
@@ -465,7 +499,9 @@ def main() -> int:
     parser.add_argument("--seconds", type=int, default=8, help="length of each load run")
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds over all targets")
     parser.add_argument("--no-scale", action="store_true", help="skip the 1 / 10,000-fact cases")
-    parser.add_argument("--only", nargs="*", help="only these targets (product first: it supplies the bytes)")
+    parser.add_argument("--only", nargs="*", help="only these targets (the product always: it supplies the bytes)")
+    parser.add_argument("--baseline", help="also serve the product from this checkout (e.g. a git worktree of an "
+                        "earlier commit) as target product-base, measured in the same rounds")
     args = parser.parse_args()
     started = time.monotonic()
     OUT_DIR.mkdir(parents=True, exist_ok=True)
