@@ -1,0 +1,125 @@
+"""SQL statements per MCP call do not grow with the profile: 1 against 2,000 shared facts, every tool.
+
+The assistant path is served on every conversation turn (docs/performance.md),
+so each tool and resource read must cost the same number of statements
+whatever the size of the person's profile. Data is written with
+``bulk_create`` (facts, shares and their search projection rows). A new tool
+fails ``test_every_tool_is_counted`` until it has a case here.
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection as db_connection
+from django.test.utils import CaptureQueriesContext
+
+from apps.common import clock
+from apps.consent.models import FactShare
+from apps.consent.services import connection_authorize
+from apps.mcp_server import catalog
+from apps.memory.models import Category, Fact
+from apps.retrieval.indexing import indexed_type
+from apps.retrieval.models import SearchProjection
+from apps.retrieval.searchable import USER_PROFILE
+from tests.mcp_server.rpc import call, post, rpc
+
+pytestmark = pytest.mark.django_db
+
+SMALL, LARGE = 1, 2_000
+SCOPES = ("profile:read", "profile:propose", "profile:correct", "context:search",
+          "memory:episode:read", "memory:calendar:read", "memory:todo:read", "memory:voice_memo:read",
+          "memory:contact:read")
+
+# Arguments of each tool; ``version`` is filled in from the profile's overview.
+CASES = {
+    "get_user_context": {},
+    "read_user_context_page": {"offset": 0, "version": None},
+    "search_user_context": {"query": "label"},  # every fact matches: the ranking reads them all
+    "propose_memory": {"op": "add", "category": "preferences", "label": "Favourite tea",
+                       "value": "Green tea without sugar", "evidence": "Said so today"},
+    "memory_list": {"resource": "todo"},
+    "memory_search": {"query": "label"},
+    "memory_read": {"ref": "todo:1"},
+}
+RESOURCES = ("summary", "page")
+
+
+def _profile(owner, application, count: int) -> str:
+    """A connection with ``count`` shared facts and their search rows."""
+    connection = connection_authorize(user=owner, application=application, scopes=set(SCOPES),
+                                      categories=set(Category.shareable()))
+    now = clock.now()
+    facts = Fact.objects.bulk_create(
+        Fact(owner=owner, category="preferences", label=f"Label {index}", value=f"Value {index}",
+             created_at=now, updated_at=now)
+        for index in range(count)
+    )
+    FactShare.objects.bulk_create(
+        FactShare(connection=connection, fact=fact, fact_version=fact.version, shared_at=now) for fact in facts
+    )
+    declared = indexed_type(USER_PROFILE)
+    SearchProjection.objects.bulk_create(
+        SearchProjection(resource_type=USER_PROFILE, record_id=fact.pk, owner_id=owner.pk, field=path, text=text,
+                         updated_at=now)
+        for fact in facts for path, text in declared.rows(fact).items()
+    )
+    return connection
+
+
+@pytest.fixture
+def profiles(user, other_user, application, issue_token):
+    """(token, version of its visible set) for a profile of SMALL and one of LARGE shared facts."""
+    result = {}
+    for size, owner in ((SMALL, user), (LARGE, other_user)):
+        _profile(owner, application, size)
+        token = issue_token(" ".join(SCOPES), owner=owner)
+        overview = post(call("get_user_context"), token).json()["result"]["structuredContent"]
+        assert len(overview["facts"]) == min(size, 50)
+        result[size] = (token, overview["version"])
+    return result
+
+
+def _statements(message: dict, token: str) -> tuple[list[str], dict]:
+    with CaptureQueriesContext(db_connection) as captured:
+        response = post(message, token)
+    assert response.status_code == 200, response.content
+    return [query["sql"] for query in captured.captured_queries], response.json()
+
+
+def test_every_tool_is_counted():
+    assert set(catalog.TOOLS) == set(CASES)
+
+
+@pytest.mark.parametrize("tool", sorted(CASES))
+def test_tool_statements_do_not_grow_with_the_profile(tool, profiles):
+    counts = {}
+    for size, (token, version) in profiles.items():
+        arguments = {key: version if value is None else value for key, value in CASES[tool].items()}
+        statements, answer = _statements(call(tool, arguments), token)
+        result = answer["result"]
+        if tool in ("get_user_context", "read_user_context_page", "search_user_context", "propose_memory"):
+            assert result["isError"] is False, result
+        counts[size] = statements
+    assert len(counts[SMALL]) == len(counts[LARGE]), (
+        f"{tool}: {len(counts[SMALL])} statements with {SMALL} fact, {len(counts[LARGE])} with {LARGE}:\n"
+        + "\n".join(counts[LARGE])
+    )
+
+
+@pytest.mark.parametrize("resource", RESOURCES)
+def test_resource_statements_do_not_grow_with_the_profile(resource, profiles):
+    counts = {}
+    for size, (token, version) in profiles.items():
+        uri = "lifeos://profile/summary" if resource == "summary" else f"lifeos://profile/page/{version}/0"
+        statements, answer = _statements(rpc("resources/read", {"uri": uri}), token)
+        assert "result" in answer, answer
+        counts[size] = statements
+    assert len(counts[SMALL]) == len(counts[LARGE]), "\n".join(counts[LARGE])
+
+
+# The visible set is read with one statement, whatever its size (SPEC C-1; profile.profile_snapshot).
+def test_overview_reads_the_visible_set_once(profiles):
+    token, _ = profiles[LARGE]
+    statements, _ = _statements(call("get_user_context"), token)
+    fact_reads = [sql for sql in statements if sql.lstrip().upper().startswith("SELECT") and '"memory_fact"' in sql]
+    assert len(fact_reads) == 1, fact_reads
