@@ -14,13 +14,24 @@ last real failure.
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import logging
 from typing import Any
 
 from django.conf import settings
 from django.core.cache import BaseCache, caches
 
 from apps.mcp_server.profile import canonical_json
+
+try:
+    from redis.exceptions import RedisError
+
+    _CACHE_ERRORS: tuple[type[BaseException], ...] = (RedisError,)
+except ImportError:  # no Redis client installed: only local caches
+    _CACHE_ERRORS = ()
+
+logger = logging.getLogger(__name__)
 
 FAILURE_LIMIT = 3
 QUIET_PERIOD = 60 * 60  # seconds
@@ -48,6 +59,27 @@ def shared_cache() -> BaseCache:
     return current[1]
 
 
+def _cache_down(default):
+    """Serve the call when the shared cache (Redis) is unreachable: the guard fails open.
+
+    Reads keep working while Redis is down; what degrades is only the
+    repeated-failure count, which resumes when Redis is back (docs/reliability.md).
+    """
+
+    def wrap(method):
+        @functools.wraps(method)
+        def guarded(self, *args, **kwargs):
+            try:
+                return method(self, *args, **kwargs)
+            except (OSError, *_CACHE_ERRORS) as exc:
+                logger.warning("repeated-failure guard skipped: cache unavailable (%s)", type(exc).__name__)
+                return default
+
+        return guarded
+
+    return wrap
+
+
 class FailureGuard:
     def __init__(self, cache: BaseCache | None = None):
         self.cache = cache if cache is not None else shared_cache()
@@ -59,9 +91,11 @@ class FailureGuard:
         digest = hashlib.sha256(canonical_json(arguments).encode("utf-8", "surrogatepass")).hexdigest()
         return f"{_PREFIX}:{connection_id}:{tool}:{digest}"
 
+    @_cache_down(False)
     def blocked(self, key: str) -> bool:
         return (self.cache.get(key) or 0) >= FAILURE_LIMIT
 
+    @_cache_down(0)
     def failed(self, key: str) -> int:
         """Count one more failure in a row; returns the count."""
         if self.cache.add(key, 1, QUIET_PERIOD):
@@ -74,5 +108,6 @@ class FailureGuard:
         self.cache.touch(key, QUIET_PERIOD)
         return count
 
+    @_cache_down(None)
     def succeeded(self, key: str) -> None:
         self.cache.delete(key)

@@ -142,3 +142,16 @@ def test_count_shared_through_redis():
     assert QUIET_PERIOD - 5 < ttl <= QUIET_PERIOD
     worker_b.succeeded(key)
     assert not worker_a.blocked(key)
+
+
+# SPEC M-9, O-3: with Redis unreachable the guard fails open — calls are served, the count is
+# skipped (and resumes when Redis returns) — instead of every tool call failing.
+def test_unreachable_cache_lets_calls_through(caplog):
+    from tests.services import free_port
+
+    down = FailureGuard(RedisCache(f"redis://127.0.0.1:{free_port()}/0", {}))
+    key = FailureGuard.key(connection_id=1, tool="get_user_context", arguments={})
+    assert down.blocked(key) is False
+    assert down.failed(key) == 0
+    assert down.succeeded(key) is None
+    assert "cache unavailable" in caplog.text
