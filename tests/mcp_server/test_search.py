@@ -142,3 +142,30 @@ def test_search_page_fits_the_byte_budget(user, connect, issue_token, monkeypatc
     assert 0 < kept < 10
     assert len(json.dumps(result, separators=(",", ":"), ensure_ascii=False).encode()) <= 16_384
     assert (result["has_more"], result["next_offset"]) == (True, 20 + kept)
+
+
+# SPEC S-2: at the real 10,000 edge (no patched window) — 10,005 shared matches, built in bulk
+# and indexed by the projection rebuild — the last page of the window says it is exhausted.
+def test_window_exhausted_at_the_real_10000_edge(user, connect, issue_token):
+    from apps.common import clock
+    from apps.consent.models import FactShare
+    from apps.memory.models import Fact
+    from apps.retrieval.services import projection_rebuild
+
+    connection = connect(scopes=SEARCH_SCOPES)
+    now = clock.now()
+    facts = Fact.objects.bulk_create(
+        Fact(owner=user, category="habits", label=f"Walk {n}", value="evening walk by the river",
+             created_at=now, updated_at=now)
+        for n in range(10_005)
+    )
+    FactShare.objects.bulk_create(
+        FactShare(connection=connection, fact=fact, fact_version=1, shared_at=now) for fact in facts
+    )
+    projection_rebuild()
+    token = issue_token(" ".join(SEARCH_SCOPES))
+    last = search(token, query="river", offset=9_990, limit=10)
+    assert (len(last["facts"]), last["window_exhausted"], last["has_more"], last["next_offset"]) == (
+        10, True, True, None)
+    before = search(token, query="river", offset=9_980, limit=10)
+    assert (before["window_exhausted"], before["next_offset"]) == (False, 9_990)
