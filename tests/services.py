@@ -125,3 +125,21 @@ def s3_server() -> Iterator[str]:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+def wait_healthy(process: subprocess.Popen, port: int, log: Path, timeout: float = 60.0) -> None:
+    """Wait until a served process answers ``GET /healthz`` with 200; fail with its log otherwise."""
+    import http.client
+
+    deadline = time.monotonic() + timeout
+    while True:
+        with contextlib.suppress(OSError):
+            probe = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+            probe.request("GET", "/healthz")
+            healthy = probe.getresponse().status == 200
+            probe.close()
+            if healthy:
+                return
+        if time.monotonic() > deadline or process.poll() is not None:
+            raise RuntimeError(f"server on port {port} did not start:\n{log.read_text(errors='replace')}")
+        time.sleep(0.2)

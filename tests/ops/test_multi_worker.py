@@ -28,7 +28,7 @@ from apps.common import clock
 from apps.consent.services import connection_revoke
 from tests.consent.factories import make_application, make_connection, make_fact, share
 from tests.ops.conftest import BASE_DIR, PYTHON, subprocess_env
-from tests.services import free_port
+from tests.services import free_port, wait_healthy
 
 pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
 
@@ -53,19 +53,10 @@ def _stop(process: subprocess.Popen) -> None:
 
 
 def _wait_healthy(process: subprocess.Popen, port: int, log) -> None:
-    deadline = time.monotonic() + START_TIMEOUT
-    while True:
-        try:
-            probe = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
-            probe.request("GET", "/healthz")
-            if probe.getresponse().status == 200:
-                probe.close()
-                return
-        except OSError:
-            pass
-        if time.monotonic() > deadline or process.poll() is not None:
-            pytest.fail(f"worker on port {port} did not start:\n{log.read_text(errors='replace')}")
-        time.sleep(0.2)
+    try:
+        wait_healthy(process, port, log, timeout=START_TIMEOUT)
+    except RuntimeError as error:
+        pytest.fail(str(error))
 
 
 @pytest.fixture(scope="module")

@@ -17,7 +17,7 @@ from uvicorn.server import ServerState
 
 from config.serving import NoDelayHTTPProtocol, RedactAccessLog
 from tests.ops.conftest import BASE_DIR, PYTHON, subprocess_env
-from tests.services import free_port
+from tests.services import free_port, wait_healthy
 
 
 class _Transport:
@@ -77,19 +77,10 @@ def served(tmp_path):
         cwd=BASE_DIR, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
     )
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
-                connection.request("GET", "/healthz")
-                if connection.getresponse().status == 200:
-                    connection.close()
-                    break
-            except OSError:
-                pass
-            if time.monotonic() > deadline or process.poll() is not None:
-                pytest.fail("server did not start:\n" + (tmp_path / "server.log").read_text(errors="replace"))
-            time.sleep(0.2)
+        try:
+            wait_healthy(process, port, tmp_path / "server.log")
+        except RuntimeError as error:
+            pytest.fail(str(error))
         yield port
     finally:
         os.killpg(process.pid, signal.SIGTERM)
