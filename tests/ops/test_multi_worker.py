@@ -16,7 +16,6 @@ import os
 import secrets
 import signal
 import subprocess
-import time
 from datetime import timedelta
 from urllib.parse import quote
 
