@@ -159,7 +159,7 @@ REDIS_URL = env.str("REDIS_URL")
 if REDIS_URL:
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "apps.common.cache.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": "lifeos",
             # A Redis outage is an error within seconds, never a hung request.

@@ -36,7 +36,8 @@ def call_tool(*, grant, spec: ToolSpec, arguments: dict[str, Any]) -> dict[str, 
     """The structured content of a successful call; raises ``ToolError`` otherwise."""
     guard = FailureGuard()
     key = guard.key(connection_id=grant.connection.pk, tool=spec.name, arguments=arguments)
-    if guard.blocked(key):
+    failures = guard.failures(key)
+    if failures >= FAILURE_LIMIT:
         raise ToolError(
             REPEATED_FAILURE,
             f"{spec.name} failed {FAILURE_LIMIT} times in a row with these arguments and was not run again; "
@@ -51,7 +52,8 @@ def call_tool(*, grant, spec: ToolSpec, arguments: dict[str, Any]) -> dict[str, 
             guard.failed(key)
         _record(grant, spec.name, None)
         raise
-    guard.succeeded(key)
+    if failures:  # a success clears the count; with none counted there is nothing to clear
+        guard.succeeded(key)
     _record(grant, answer.event or spec.name, answer)
     return answer.payload
 

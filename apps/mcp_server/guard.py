@@ -3,7 +3,10 @@
 The same tool, called by one connection with the same canonicalized
 arguments, that failed ``FAILURE_LIMIT`` times in a row is refused with
 ``repeated_failure`` without running. Different arguments have their own
-count; a success with the same arguments clears it.
+count; a success with the same arguments clears it. A call reads the count
+once (one cache command when nothing failed); a success clears only a count
+it saw, so a failure another worker counts meanwhile — a concurrent call —
+is kept.
 
 The counts live in Django's cache (Redis in production), so every web worker
 sees the same count; never in process memory. A count is forgotten after
@@ -91,9 +94,13 @@ class FailureGuard:
         digest = hashlib.sha256(canonical_json(arguments).encode("utf-8", "surrogatepass")).hexdigest()
         return f"{_PREFIX}:{connection_id}:{tool}:{digest}"
 
-    @_cache_down(False)
+    @_cache_down(0)
+    def failures(self, key: str) -> int:
+        """How many times in a row this call has failed (0 when none is counted)."""
+        return self.cache.get(key) or 0
+
     def blocked(self, key: str) -> bool:
-        return (self.cache.get(key) or 0) >= FAILURE_LIMIT
+        return self.failures(key) >= FAILURE_LIMIT
 
     @_cache_down(0)
     def failed(self, key: str) -> int:

@@ -2,9 +2,20 @@
 
 from __future__ import annotations
 
+from apps.common.statements import constant_rows
 from apps.ops.models import ServiceStatus
+
+_FIELDS = ("state", "message", "updated_at")
 
 
 def service_status() -> ServiceStatus:
-    """The current status; an unset status means open."""
-    return ServiceStatus.objects.filter(pk=1).first() or ServiceStatus(pk=1)
+    """The current status, read afresh; an unset status means open.
+
+    Read with a statement compiled once: /mcp reads it on every call.
+    """
+    rows = constant_rows(_status_row)
+    return ServiceStatus(pk=1, **dict(zip(_FIELDS, rows[0], strict=True))) if rows else ServiceStatus(pk=1)
+
+
+def _status_row():
+    return ServiceStatus.objects.filter(pk=1).values_list(*_FIELDS)

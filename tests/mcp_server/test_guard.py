@@ -7,9 +7,9 @@ import time
 from dataclasses import replace
 
 import pytest
-from django.core.cache.backends.redis import RedisCache
 from django.db import OperationalError
 
+from apps.common.cache import RedisCache
 from apps.mcp_server import catalog
 from apps.mcp_server.guard import QUIET_PERIOD, FailureGuard
 from tests.mcp_server.conftest import make_fact, share

@@ -119,7 +119,7 @@ def test_celery_broker_follows_redis_url(settings_for):
     production = settings_for({"REDIS_URL": "redis://redis.internal:6379/0"})
     assert production["CELERY_TASK_ALWAYS_EAGER"] is False
     assert production["CELERY_BROKER_URL"] == production["CELERY_RESULT_BACKEND"] == "redis://redis.internal:6379/0"
-    assert production["CACHES"]["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache"
+    assert production["CACHES"]["default"]["BACKEND"] == "apps.common.cache.RedisCache"
 
 
 # SPEC J-1: every scheduled task exists, so beat never sends a name no worker knows.

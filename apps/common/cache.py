@@ -1,0 +1,42 @@
+"""Django's Redis cache backend, with one Redis client per connection pool.
+
+Django's ``RedisCacheClient`` builds a new ``redis.Redis`` object for every
+command (the pool behind it is shared); building it costs more CPU than the
+command's round trip, and /mcp issues a command on every call
+(docs/performance.md). A ``redis.Redis`` client is thread-safe — each command
+takes a connection from the pool — so one per pool serves every thread.
+Configured as the cache ``BACKEND`` (``config/settings.py``); behaviour is
+otherwise Django's own.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from django.core.cache.backends.redis import RedisCache as DjangoRedisCache
+from django.core.cache.backends.redis import RedisCacheClient
+
+
+class _ClientPerPool(RedisCacheClient):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._clients: dict[int, object] = {}
+        self._lock = threading.Lock()
+
+    def get_client(self, key=None, *, write=False):
+        index = self._get_connection_pool_index(write)
+        client = self._clients.get(index)
+        if client is None:
+            with self._lock:
+                client = self._clients.get(index)
+                if client is None:
+                    if index not in self._pools:
+                        self._pools[index] = self._pool_class.from_url(self._servers[index], **self._pool_options)
+                    client = self._clients[index] = self._client(connection_pool=self._pools[index])
+        return client
+
+
+class RedisCache(DjangoRedisCache):
+    def __init__(self, server, params):
+        super().__init__(server, params)
+        self._class = _ClientPerPool
