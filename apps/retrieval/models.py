@@ -13,9 +13,11 @@ class SearchProjection(models.Model):
     collapsed, see ``indexing.normalize``) and is never shown to anyone: answers
     are always built from the source record after it is re-checked.
 
-    The database-specific indexes over ``text`` (pg_trgm GIN on PostgreSQL, an
-    FTS5 trigram table kept in step by triggers on SQLite) are created by
-    migration ``0002`` and described in ``docs/search.md``.
+    The database-specific indexes over ``text`` are created by migrations:
+    on PostgreSQL one GIN index over ``(owner_id, text gin_trgm_ops)``, owner
+    first (``0003``, replacing the text-only index of ``0002``); on SQLite an
+    FTS5 trigram table kept in step by triggers (``0002``). See
+    ``docs/search.md`` and ``docs/retrieval.md``.
     """
 
     resource_type = models.CharField(_("resource type"), max_length=32)

@@ -39,6 +39,15 @@ def plan(conn, query):
     return "\n".join(row[0] for row in fetch("EXPLAIN " + sql, params))
 
 
+def index_condition(explained: str, index: str) -> list[str]:
+    """The start of each part of the ``Index Cond`` under the scan of ``index`` (owner, text …)."""
+    lines = explained.splitlines()
+    at = next(i for i, line in enumerate(lines) if f"on {index}" in line)
+    condition = next(line for line in lines[at + 1:] if "Index Cond:" in line).split("Index Cond:", 1)[1].strip()
+    parts = [part.strip(" ()") for part in condition.split(" AND ")]
+    return [part if part.startswith("owner_id") else part.split("'", 1)[0].strip() for part in parts]
+
+
 # SPEC S-3: the cluster's UTF-8 ctype makes CJK characters word characters for pg_trgm.
 def test_pg_trgm_makes_trigrams_of_chinese():
     assert fetch("SELECT array_length(show_trgm(%s), 1)", ["喝咖啡"])[0][0] >= 1
@@ -87,16 +96,19 @@ def test_large_table(large_table):
     conn, rare = large_table
     rare_ids = sorted(f.pk for f in rare)
 
-    # A trigram-sized query is served by the GIN index, for English and for Chinese.
+    # A trigram-sized query is served by the owner-first GIN index, owner and text together in
+    # one index condition, for English and for Chinese.
     for query in ("zebra", "斑马线"):
         explained = plan(conn, query)
         assert TRIGRAM_INDEX in explained, explained
+        assert index_condition(explained, TRIGRAM_INDEX) == [f"owner_id = '{conn.user_id}'::bigint", "text ~~"], \
+            explained
         page = search_visible_facts(connection=conn, query=query, offset=0, limit=10)
         assert sorted(f.pk for f in page.facts) == rare_ids
 
     # A two-character query cannot use trigrams: it reads one person's rows, never the whole table.
     explained = plan(conn, "斑马")
-    assert TRIGRAM_INDEX not in explained
+    assert "~~" not in explained, explained
     assert "Seq Scan on retrieval_searchprojection" not in explained, explained
     page = search_visible_facts(connection=conn, query="斑马", offset=0, limit=10)
     assert sorted(f.pk for f in page.facts) == rare_ids

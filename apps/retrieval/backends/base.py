@@ -12,8 +12,9 @@ Matching, the same on every database:
   **every** term is a substring of at least one of its searchable fields that
   the caller may read (SPEC R-5: other fields never take part);
 * candidates are one owner's projection rows, narrowed by the database's
-  trigram index for terms of three or more characters; shorter terms (a
-  two-character Chinese word, "AI") cannot use a trigram index, so they are
+  trigram index for terms of three or more characters (on PostgreSQL the
+  index is owner first, so it reads only that owner's entries); shorter
+  terms (a two-character Chinese word, "AI") cannot use trigrams, so they are
   matched by a plain substring test over that one owner's rows — never over
   the whole table;
 * every candidate is confirmed against its source record in the same query
@@ -112,7 +113,7 @@ class BaseSearchBackend:
             f" SELECT p.resource_type, p.record_id,"
             f" ROUND(SUM({weight_sql} * ({score_sql} + {extra_sql})) * {SCORE_SCALE}) AS score"
             f" FROM {self.table} p {join_sql}"
-            f" WHERE p.owner_id = %s AND ({scope[0]}) AND ({match_sql})"
+            f" WHERE p.owner_id = {self.owner_placeholder()} AND ({scope[0]}) AND ({match_sql})"
             " GROUP BY p.resource_type, p.record_id"
             f" HAVING {' AND '.join(having)}"
             ") hits ORDER BY score DESC, resource_type, record_id LIMIT %s OFFSET %s"
@@ -160,6 +161,10 @@ class BaseSearchBackend:
         return f"({' + '.join(parts)})", params
 
     # --- Hooks each database fills in ---------------------------------------------------
+
+    def owner_placeholder(self) -> str:
+        """The placeholder of the owner's id in the search query."""
+        return "%s"
 
     def contains(self, term: str) -> tuple[str, list]:
         """SQL that is true when ``p.text`` contains ``term`` (already normalized)."""

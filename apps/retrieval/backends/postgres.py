@@ -1,12 +1,21 @@
-"""PostgreSQL: pg_trgm narrows candidates and scores similarity; tsvector ranks whole-word hits (SPEC R-7)."""
+"""PostgreSQL: pg_trgm narrows candidates and scores similarity; tsvector ranks whole-word hits (SPEC R-7).
+
+Candidates come from one GIN index over ``(owner_id, text gin_trgm_ops)``
+(migration ``0003``; ``btree_gin`` supplies the operator class of the owner
+column): ``owner_id = … AND text LIKE '%term%'`` is answered inside the index
+from that owner's entries only, and a term too short for trigrams reads the
+owner's entries of the same index.
+"""
 
 from __future__ import annotations
 
 from django.db import connections
 
 from apps.retrieval.backends.base import BaseSearchBackend, like_pattern
+from apps.retrieval.models import SearchProjection
 
-TRIGRAM_INDEX = "projection_text_trgm"
+TRIGRAM_INDEX = "projection_owner_text_trgm"
+EXTENSIONS = ("pg_trgm", "btree_gin")
 # The ``simple`` configuration does not stem or drop stop words: it treats English
 # and Chinese alike, and a whole-word hit ranks above a hit inside a word.
 TS_CONFIG = "simple"
@@ -18,6 +27,12 @@ RANKED_CHARS = 100_000
 class PostgresSearchBackend(BaseSearchBackend):
     vendor = "postgresql"
 
+    def owner_placeholder(self):
+        # Typed as the column: btree_gin's operator classes have no cross-type operators, so
+        # ``bigint_column = 72`` (an integer literal) could not use the index's owner column.
+        column_type = SearchProjection._meta.get_field("owner").target_field.rel_db_type(connections[self.using])
+        return f"CAST(%s AS {column_type})"
+
     def contains(self, term):
         # strpos is never served by the trigram index: used for the per-record check
         # and for short terms, which scan the owner's rows only.
@@ -28,7 +43,8 @@ class PostgresSearchBackend(BaseSearchBackend):
 
     def candidate_filter(self, long_terms, short_terms):
         # LIKE '%term%' on a term of three or more characters is answered by the GIN
-        # (gin_trgm_ops) index; text is already normalized, so LIKE need not fold case.
+        # (owner_id, gin_trgm_ops) index together with the owner; text is already
+        # normalized, so LIKE need not fold case.
         parts = ["p.text LIKE %s" for _ in long_terms] + ["strpos(p.text, %s) > 0" for _ in short_terms]
         return " OR ".join(parts), [like_pattern(t) for t in long_terms] + list(short_terms)
 
@@ -43,13 +59,18 @@ class PostgresSearchBackend(BaseSearchBackend):
     def index_problems(self):
         problems = []
         with connections[self.using].cursor() as cursor:
-            cursor.execute("SELECT 1 FROM pg_extension WHERE extname = 'pg_trgm'")
-            if cursor.fetchone() is None:
-                problems.append("the pg_trgm extension is not installed")
-            cursor.execute("SELECT 1 FROM pg_indexes WHERE tablename = %s AND indexname = %s",
-                           [self.table, TRIGRAM_INDEX])
-            if cursor.fetchone() is None:
+            for extension in EXTENSIONS:
+                cursor.execute("SELECT 1 FROM pg_extension WHERE extname = %s", [extension])
+                if cursor.fetchone() is None:
+                    problems.append(f"the {extension} extension is not installed")
+            cursor.execute(
+                "SELECT i.indisvalid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid"
+                " WHERE c.relname = %s AND i.indrelid = %s::regclass", [TRIGRAM_INDEX, self.table])
+            row = cursor.fetchone()
+            if row is None:
                 problems.append(f"the trigram index {TRIGRAM_INDEX} is missing")
+            elif not row[0]:
+                problems.append(f"the trigram index {TRIGRAM_INDEX} is invalid")
         return problems
 
     def rebuild_index(self):
@@ -57,7 +78,9 @@ class PostgresSearchBackend(BaseSearchBackend):
         if not self.index_problems():
             return
         with connections[self.using].cursor() as cursor:
-            cursor.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm")
+            for extension in EXTENSIONS:
+                cursor.execute(f"CREATE EXTENSION IF NOT EXISTS {extension}")
+            cursor.execute(f"DROP INDEX IF EXISTS {TRIGRAM_INDEX}")  # an invalid one is rebuilt, not kept
             cursor.execute(
-                f"CREATE INDEX IF NOT EXISTS {TRIGRAM_INDEX} ON {self.table} USING gin (text gin_trgm_ops)"
+                f"CREATE INDEX {TRIGRAM_INDEX} ON {self.table} USING gin (owner_id, text gin_trgm_ops)"
             )

@@ -33,13 +33,21 @@ class Candidate:
     rank: float = 0.0
 
 
-def rank(candidates: list[Candidate], *, now: datetime) -> list[Candidate]:
-    """De-duplicated by ref (best kept) and ordered best first."""
+def rank(candidates: list[Candidate], *, now: datetime, top: float | None = None) -> list[Candidate]:
+    """De-duplicated by ref (best kept) and ordered best first.
+
+    ``top`` is the lexical score that counts as 1.0; by default the best of
+    ``candidates``. A caller that ranks candidates before confirming all of
+    them passes the best confirmed one's, so the order is the same as ranking
+    the confirmed candidates alone.
+    """
     best: dict[str, Candidate] = {}
     for c in candidates:
         if c.ref not in best or c.lexical > best[c.ref].lexical:
             best[c.ref] = c
-    top = max((c.lexical for c in best.values()), default=0.0) or 1.0
+    if top is None:
+        top = max((c.lexical for c in best.values()), default=0.0)
+    top = top or 1.0
     for c in best.values():
         age_days = max((now - c.changed_at).total_seconds() / 86400, 0.0) if c.changed_at else None
         recency = 0.5 ** (age_days / HALF_LIFE_DAYS) if age_days is not None else 0.0

@@ -98,6 +98,37 @@ def _hit(v: TypeView, instance, doc: dict, candidate: Candidate, snippet: dict) 
     return hit
 
 
+class _Confirmation:
+    """Each candidate's proof of match, built once and only when asked for (SPEC R-6).
+
+    The document holds only what a hit can show — the searchable fields, the
+    title, status and time — and only where the caller may read them; nothing
+    else of the record is computed (a todo's episodes, say).
+    """
+
+    def __init__(self, instances: dict, terms: list[str], normalize):
+        self._instances, self._terms, self._normalize = instances, terms, normalize
+        self._proofs: dict[str, tuple[dict, dict] | None] = {}
+        self._names: dict[str, frozenset[str]] = {}
+
+    def _shown(self, v: TypeView) -> frozenset[str]:
+        if v.type not in self._names:
+            declaration = v.resource.declaration
+            wanted = {pointers.split(path)[0] for path in searchable_fields(v)} | {"status", "updated_at"}
+            if declaration.title:
+                wanted.add(pointers.split(declaration.title)[0])
+            self._names[v.type] = frozenset(wanted) & v.readable_top_level()
+        return self._names[v.type]
+
+    def __call__(self, ref: str) -> tuple[dict, dict] | None:
+        if ref not in self._proofs:
+            v, instance = self._instances[ref]
+            doc = v.resource.adapter.document(instance, self._shown(v))
+            snippet = _confirm(v, doc, self._terms, self._normalize)
+            self._proofs[ref] = None if snippet is None else (doc, snippet)
+        return self._proofs[ref]
+
+
 def search(access: Access, request: SearchRequest) -> dict:
     backend, SearchScope, normalize, query_terms = _backend()
     if request.resource is not None:
@@ -128,38 +159,46 @@ def search(access: Access, request: SearchRequest) -> dict:
     except DatabaseError as exc:
         log.error("search backend failed: %s", exc)
         raise LayerError("search_unavailable", "the search backend could not answer this query") from None
+    # Load every candidate (one query per type) for what ranking needs: current or not, status, time.
     ids: dict[str, list[int]] = {}
     for hit in found:
         ids.setdefault(hit.resource_type, []).append(hit.record_id)
     loaded = {}
     for name, record_ids in ids.items():
         adapter = by_type[name].resource.adapter
-        qs = adapter.with_related(adapter.records(access.user_id)).filter(pk__in=record_ids)
-        loaded.update({(name, obj.pk): obj for obj in qs})
-    candidates, proofs = [], {}
+        loaded.update({(name, obj.pk): obj for obj in adapter.records(access.user_id).filter(pk__in=record_ids)})
+    candidates, instances = [], {}
     for hit in found:
         v, instance = by_type[hit.resource_type], loaded.get((hit.resource_type, hit.record_id))
         if instance is None or not v.resource.adapter.is_current(instance):
             continue  # SPEC R-6: gone, deleted or no longer current since it was indexed
-        doc = v.resource.adapter.document(instance, v.readable_top_level())
-        snippet = _confirm(v, doc, terms, normalize)
-        if snippet is None:
-            continue
         candidate = Candidate(
             ref=f"{v.type}:{instance.pk}", resource_type=v.type, record_id=instance.pk, lexical=hit.score,
             status_boost=v.resource.adapter.status_boost(instance),
             changed_at=v.resource.adapter.recency(instance), type_weight=v.resource.declaration.rank_weight,
         )
         candidates.append(candidate)
-        proofs[candidate.ref] = (v, instance, doc, snippet)
-    ranked = rank(candidates, now=clock.now())
+        instances[candidate.ref] = (v, instance)
+    confirm = _Confirmation(instances, terms, normalize)
+    # Lexical scores are relative to the best *confirmed* candidate (SPEC R-8): the first one
+    # confirmed in score order. Only then are the others confirmed, in rank order, as the
+    # answer needs them — so a search reads a few documents, not the whole candidate pool.
+    best = next((c for c in sorted(candidates, key=lambda c: (-c.lexical, c.resource_type, c.record_id))
+                 if confirm(c.ref) is not None), None)
+    if best is None:
+        return answer
+    ranked = rank(candidates, now=clock.now(), top=best.lexical)
     budget = SEARCH_BYTES - documents.size(answer)
     used = 0
     for candidate in ranked:
+        proof = confirm(candidate.ref)
+        if proof is None:
+            continue
         if len(answer["hits"]) == request.top_k:
             answer["truncated"] = True
             break
-        v, instance, doc, snippet = proofs[candidate.ref]
+        v, instance = instances[candidate.ref]
+        doc, snippet = proof
         item = _hit(v, instance, doc, candidate, snippet)
         cost = documents.size(item) + (1 if answer["hits"] else 0)
         if used + cost > budget:

@@ -7,6 +7,8 @@ import pytest
 
 from apps.memory import services
 from apps.retrieval.layer import LayerError
+from apps.retrieval.layer.registry import registry
+from apps.retrieval.models import SearchProjection
 from tests.retrieval.layer.builders import OPS, T0, access, call, meeting
 
 pytestmark = pytest.mark.django_db
@@ -120,3 +122,36 @@ def test_a_transcript_longer_than_a_tsvector_is_searchable(user):  # SPEC R-6, R
     transcript = services.transcript_create(owner=user, title="长会议", segments=segments, recorded_at=T0)
     answer = call(access(user), "search", query="Quetzalcoatl", resource="transcript")
     assert refs(answer) == [f"transcript:{transcript.pk}"]
+
+
+def test_scores_are_relative_to_the_best_confirmed_candidate(user, frozen_clock):  # SPEC R-6, R-8
+    # The projection's best match is stale (its source no longer says "quokka"): it must neither
+    # be answered nor set the scale of the others' lexical scores.
+    services.voice_memo_create(owner=user, title="Quokka notes", text="a quokka app and a quokka game",
+                               recorded_at=T0)
+    services.todo_create(owner=user, title="Buy quokka food", notes="quokka")
+    stale = services.voice_memo_create(owner=user, title="Quokka", text="quokka", recorded_at=T0)
+    type(stale).objects.filter(pk=stale.pk).update(title="renamed", text="renamed")
+    with_stale = call(access(user), "search", query="quokka")
+    SearchProjection.objects.filter(resource_type="voice_memo", record_id=stale.pk).delete()
+    without = call(access(user), "search", query="quokka")
+    assert f"voice_memo:{stale.pk}" not in refs(with_stale)
+    assert with_stale == without and len(without["hits"]) == 2
+
+
+def test_search_builds_documents_only_for_what_it_answers(user, monkeypatch):  # SPEC R-6, R-8
+    for i in range(40):
+        services.voice_memo_create(owner=user, title=f"Lighthouse {i}", text="lighthouse keeper", recorded_at=T0)
+    adapter = registry.get("voice_memo").adapter
+    built = []
+    original = adapter.document
+
+    def document(instance, names=None):
+        built.append(names)
+        return original(instance, names)
+
+    monkeypatch.setattr(adapter, "document", document)
+    answer = call(access(user), "search", query="lighthouse", top_k=3)
+    assert len(answer["hits"]) == 3 and answer["truncated"] is True
+    assert len(built) == 4  # the three answered and the one proving there are more
+    assert all(names == frozenset({"title", "text", "updated_at"}) for names in built)
