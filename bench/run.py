@@ -20,9 +20,6 @@
    * ``django-stack`` — the product's settings and middleware with a view that
      returns the product's response bytes; ``django-bare`` — Django with no
      middleware, same view; ``asgi-raw`` — a raw ASGI app, same bytes;
-   * ``product-entry`` — a prototype, not the product: the same /mcp view at
-     an ASGI entry point outside the middleware chain
-     (``bench/targets/product_entry.py``);
    * ``product-base`` (with ``--baseline DIR``) — the product served from
      another checkout, for before/after in the same rounds.
 
@@ -36,11 +33,16 @@
    10,000 shared facts, ``search_user_context`` over 10,000 shared facts,
    each with one connection; the search query's execution time with its
    indexes against the same query forced to sequential scans; EXPLAIN plans
-   of the queries on the path.
+   of the queries on the path. Then the internal agents' resource layer
+   (``bench/layer_scale.py``, unless ``--no-layer``): ``search`` over
+   1,000,000 projection rows of 1,000 people as an agent run issues it, per
+   query kind p50/p95, its SQL with indexes against forced sequential scans
+   and the plans; and ``read`` of a transcript over 5 MB page by page against
+   one raw storage read, reassembled byte for byte.
 
 Results: printed as Markdown, and kept in ``var/bench/`` (Markdown and JSON).
-Bounded: fixed durations, every request with a 5 s timeout; about 6 minutes
-(7 with ``--baseline``).
+Bounded: fixed durations, every request with a 5 s timeout; about 8 minutes
+(9 with ``--baseline``).
 """
 
 from __future__ import annotations
@@ -167,9 +169,6 @@ def _targets(workers: int, files: dict[str, str], baseline: Path | None = None) 
         {"name": "product", "what": "LifeOS /mcp: OAuth token, PostgreSQL, Redis, access record",
          "command": lambda port: _product_command(port, workers), "token": True},
         *compared,
-        {"name": "product-entry", "what": "prototype: the same /mcp view at an ASGI entry point, outside the "
-         "middleware chain (bench/targets/product_entry.py)",
-         "command": lambda port: _launch("bench.targets.product_entry:app", port, workers), "token": True},
         {"name": "sdk-anchor", "what": "MCP SDK MCPServer (stateless, JSON), same result from memory",
          "command": lambda port: _launch("bench.targets.anchor:app", port, workers, "on"), "token": False},
         {"name": "django-stack", "what": "product settings + middleware, view returns the same bytes",
@@ -335,7 +334,7 @@ def _indexes_used(plan: str) -> list[str]:
     return sorted(set(re.findall(r"(?:Index(?: Only)? Scan(?: Backward)? using|Bitmap Index Scan on) (\w+)", plan)))
 
 
-def run_scale(args, base_env: dict[str, str], services: list[measure.ProcessGroup]) -> dict:
+def run_scale(args, base_env: dict[str, str], services: list[measure.ProcessGroup], work: Path) -> dict:
     from django.db import connection
 
     from apps.consent.selectors import visible_facts
@@ -402,7 +401,13 @@ def run_scale(args, base_env: dict[str, str], services: list[measure.ProcessGrou
     for label, entry in sql.items():
         ratio = f", seq scan {entry['seqscan_ms']:.2f} ms (ratio {entry['ratio']})" if "seqscan_ms" in entry else ""
         print(f"  SQL {label:<40} {entry['indexed_ms']:7.3f} ms{ratio}  indexes: {', '.join(entry['indexes']) or '-'}")
-    return {"http": http_results, "sql": sql}
+    layer = None
+    if not args.no_layer:
+        from bench import layer_scale
+
+        # After the cases above: the million rows it writes must not weigh on them.
+        layer = layer_scale.run(_explain, _indexes_used, media_root=work / "media")
+    return {"http": http_results, "sql": sql, "layer": layer}
 
 
 # --- Report -----------------------------------------------------------------------
@@ -477,9 +482,15 @@ def report(machine: dict, args, targets: dict, scale: dict | None) -> str:
         for label, entry in scale["sql"].items():
             lines.append(f"| {label} | {entry['indexed_ms']:.3f} | {entry.get('seqscan_ms', '—')} | "
                          f"{entry.get('ratio', '—')} | {', '.join(entry['indexes']) or '—'} |")
+        if scale.get("layer"):
+            from bench import layer_scale
+
+            lines += layer_scale.lines(scale["layer"])
         lines += ["", "Plans:", ""]
         for label, entry in scale["sql"].items():
             lines += [f"{label}:", "", "```", entry["plan"], "```", ""]
+        if scale.get("layer"):
+            lines += layer_scale.plans(scale["layer"])
     return "\n".join(lines)
 
 
@@ -498,7 +509,9 @@ def main() -> int:
     parser.add_argument("--connections", type=int, default=16)
     parser.add_argument("--seconds", type=int, default=8, help="length of each load run")
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds over all targets")
-    parser.add_argument("--no-scale", action="store_true", help="skip the 1 / 10,000-fact cases")
+    parser.add_argument("--no-scale", action="store_true", help="skip the scale part (1 / 10,000 facts, the layer)")
+    parser.add_argument("--no-layer", action="store_true",
+                        help="in the scale part, skip the resource layer (1,000,000 projection rows, 5 MB read)")
     parser.add_argument("--only", nargs="*", help="only these targets (the product always: it supplies the bytes)")
     parser.add_argument("--baseline", help="also serve the product from this checkout (e.g. a git worktree of an "
                         "earlier commit) as target product-base, measured in the same rounds")
@@ -524,7 +537,7 @@ def main() -> int:
         scale = None
         if not args.no_scale:
             print("scale:", flush=True)
-            scale = run_scale(args, base_env, services)
+            scale = run_scale(args, base_env, services, work)
     text = report(machine, args, targets, scale)
     stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
     (OUT_DIR / f"results-{stamp}.md").write_text(text + "\n", encoding="utf-8")
