@@ -13,6 +13,7 @@ from functools import cache
 
 from django.conf import settings
 from django.db import connections as db_connections
+from django.db import router
 from oauth2_provider.models import get_access_token_model
 
 from apps.common import clock
@@ -38,15 +39,36 @@ def authenticate_bearer(raw_token: str) -> BearerGrant | None:
     if not raw_token:
         return None
     checksum = hashlib.sha256(raw_token.encode("utf-8")).hexdigest()
-    connections = Connection.objects.all()
-    now = db_connections[connections.db].ops.adapt_datetimefield_value(clock.now())  # as the ORM would pass it
-    found = list(connections.raw(_grant_sql(), [checksum, now]))
-    connection = found[0] if found else None
-    # Tokens that are not bound to /mcp (e.g. the RFC 7592 registration token) are refused.
-    if connection is None or _resource(connection.token_resource) != [settings.MCP_RESOURCE_URL]:
+    alias = router.db_for_read(Connection)
+    db = db_connections[alias]
+    with db.cursor() as cursor:
+        cursor.execute(_grant_sql(), [checksum, db.ops.adapt_datetimefield_value(clock.now())])
+        row = cursor.fetchone()
+    if row is None:
         return None
-    scopes = frozenset(connection.token_scope.split()) & frozenset(connection.scopes)
-    return BearerGrant(connection=connection, scopes=scopes, token_id=connection.token_id)
+    names = _connection_columns()
+    connection = Connection.from_db(alias, names, _converted(row[: len(names)], db))
+    token_id, token_scope, token_resource = row[len(names):]
+    # Tokens that are not bound to /mcp (e.g. the RFC 7592 registration token) are refused.
+    if _resource(token_resource) != [settings.MCP_RESOURCE_URL]:
+        return None
+    scopes = frozenset(token_scope.split()) & frozenset(connection.scopes)
+    return BearerGrant(connection=connection, scopes=scopes, token_id=token_id)
+
+
+def _converted(values, db) -> list:
+    """The connection's columns as the ORM would load them (JSON text, datetimes on SQLite …)."""
+    converted = list(values)
+    for index, field in enumerate(Connection._meta.concrete_fields):
+        column = field.get_col(Connection._meta.db_table)
+        for converter in db.ops.get_db_converters(column) + column.get_db_converters(db):  # the ORM's order
+            converted[index] = converter(converted[index], column, db)
+    return converted
+
+
+@cache
+def _connection_columns() -> list[str]:
+    return [field.attname for field in Connection._meta.concrete_fields]
 
 
 @cache
