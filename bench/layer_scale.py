@@ -361,7 +361,7 @@ def read_scale(*, total_bytes: int = READ_BYTES, rounds: int = 3) -> dict:
         raw_ms.append((time.perf_counter() - started) * 1000)
     reads = []
     for round_number in range(rounds):
-        transcript_resource._bodies._items.clear()  # every round starts with nothing kept
+        transcript_resource._bodies.clear()  # every round starts with nothing kept
         run = run_start(policy=policy, user_id=owner.pk, thread_id=f"bench-read-{round_number}")
         page_ms, pages = [], []
         started = time.perf_counter()
@@ -376,6 +376,19 @@ def read_scale(*, total_bytes: int = READ_BYTES, rounds: int = 3) -> dict:
             body = {"ref": ref, "cursor": page["next_cursor"]}
         total_ms = (time.perf_counter() - started) * 1000
         reads.append({"total_ms": total_ms, "pages": pages, "page_ms": page_ms})
+    # SQL statements per page (a separate pass: capturing them slows the pages down).
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    run = run_start(policy=policy, user_id=owner.pk, thread_id="bench-read-sql")
+    statements, body = [], {"ref": ref}
+    while True:
+        with CaptureQueriesContext(connection) as captured:
+            page = _layer_call(policy, run, "read", body)
+        statements.append(len(captured))
+        if not page["next_cursor"]:
+            break
+        body = {"ref": ref, "cursor": page["next_cursor"]}
     first = reads[0]
     page_bytes = [len(json.dumps(p, ensure_ascii=False, separators=(",", ":")).encode()) for p in first["pages"]]
     doc = _reassemble([f for page in first["pages"] for f in page["fragments"]])
@@ -391,7 +404,7 @@ def read_scale(*, total_bytes: int = READ_BYTES, rounds: int = 3) -> dict:
         "later_page_ms_p50": round(statistics.median(ms for r in reads for ms in r["page_ms"][1:]), 2),
         "later_page_ms_p95": round(_percentile([ms for r in reads for ms in r["page_ms"][1:]], 0.95), 2),
         "raw_read_ms_median": round(raw, 2), "ratio_to_raw": round(statistics.median(totals) / raw, 1),
-        "rounds": rounds,
+        "rounds": rounds, "sql_per_page": sorted(set(statements)),
     }
 
 
@@ -453,7 +466,8 @@ def lines(result: dict) -> list[str]:
         f"first page {read['first_page_ms_median']:.0f} ms, later pages p50 {read['later_page_ms_p50']:.2f} ms / "
         f"p95 {read['later_page_ms_p95']:.2f} ms; one raw storage read (`storage.body_read`, with its SHA-256 check) "
         f"{read['raw_read_ms_median']:.1f} ms — {read['ratio_to_raw']}× ; reassembled byte for byte: "
-        f"{'yes' if read['identical'] else 'NO'}.",
+        f"{'yes' if read['identical'] else 'NO'}; SQL statements per page (`run_access` and the layer): "
+        f"{', '.join(map(str, read['sql_per_page']))}.",
     ]
     return out
 
@@ -483,7 +497,9 @@ def run(explain, indexes_used, *, media_root, users: int = USERS, rows_per_user:
     with override_settings(MEDIA_ROOT=str(media_root), DEBUG=False):
         read = read_scale()
     print(f"  layer read {read['body_bytes']:,} bytes: {read['pages']} pages, total {read['total_ms_median']:.0f} ms "
-          f"vs raw read {read['raw_read_ms_median']:.1f} ms; byte for byte: {read['identical']}", flush=True)
+          f"vs raw read {read['raw_read_ms_median']:.1f} ms ({read['ratio_to_raw']}x); first page "
+          f"{read['first_page_ms_median']:.0f} ms, later pages p50 {read['later_page_ms_p50']:.2f} ms; "
+          f"SQL per page {read['sql_per_page']}; byte for byte: {read['identical']}", flush=True)
     return {"data": data, "search": search, "read": read}
 
 

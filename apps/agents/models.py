@@ -44,6 +44,16 @@ class AgentPolicy(models.Model):
         return self.agent_id
 
 
+def grant_operations(*, can_list: bool, can_read: bool, can_search: bool) -> list[str]:
+    return [op for op, on in (("list", can_list), ("read", can_read), ("search", can_search)) if on]
+
+
+def grant_field_patterns(fields: str) -> list[str]:
+    """A grant's stored field lines as patterns ("" for every field)."""
+    lines = [line.strip() for line in fields.splitlines() if line.strip()]
+    return ["" if line == EVERY_FIELD else line for line in lines]
+
+
 def _resource_choices():
     return [(r.type, r.type) for r in registry.all()]
 
@@ -74,12 +84,11 @@ class AgentGrant(models.Model):
 
     @property
     def operations(self) -> list[str]:
-        return [op for op, on in (("list", self.can_list), ("read", self.can_read), ("search", self.can_search)) if on]
+        return grant_operations(can_list=self.can_list, can_read=self.can_read, can_search=self.can_search)
 
     @property
     def field_patterns(self) -> list[str]:
-        lines = [line.strip() for line in self.fields.splitlines() if line.strip()]
-        return ["" if line == EVERY_FIELD else line for line in lines]
+        return grant_field_patterns(self.fields)
 
     def clean(self):
         resource = registry.get(self.resource)

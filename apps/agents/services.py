@@ -5,9 +5,11 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
+from apps.agents import selectors
 from apps.agents.models import AgentGrant, AgentPolicy, RunSnapshot
 from apps.common import clock
 from apps.retrieval.layer import Access, Grant, GrantInvalid, LayerError
+from apps.retrieval.layer.access import SnapshotInvalid, effective_grant
 from apps.retrieval.layer.audiences import INTERNAL
 
 
@@ -65,10 +67,8 @@ def run_start(*, policy: AgentPolicy, user_id: int, thread_id: str) -> RunSnapsh
     )
 
 
-def _run(*, policy: AgentPolicy, run_id, thread_id: str, lock: bool = False) -> RunSnapshot:
-    """The caller's live run, or the refusal (SPEC R-4): never an empty answer."""
-    runs = RunSnapshot.objects.select_related("agent")
-    run = (runs.select_for_update(of=("self",)) if lock else runs).filter(run_id=run_id).first()
+def _check(run, *, policy: AgentPolicy, thread_id: str) -> None:
+    """The refusals of a run that is not the caller's live run (SPEC R-4): never an empty answer."""
     if run is None:
         raise LayerError("run_missing", "there is no such run; start one first")
     if run.agent_key != policy.agent_id or run.agent_id != policy.pk:
@@ -77,19 +77,35 @@ def _run(*, policy: AgentPolicy, run_id, thread_id: str, lock: bool = False) -> 
         raise LayerError("run_mismatch", "this run belongs to another thread", pointer="/thread_id")
     if run.ended_at is not None:
         raise LayerError("run_ended", "this run has ended; start a new one")
+
+
+def _run(*, policy: AgentPolicy, run_id, thread_id: str, lock: bool = False) -> RunSnapshot:
+    """The caller's live run, or the refusal."""
+    runs = RunSnapshot.objects.select_related("agent")
+    run = (runs.select_for_update(of=("self",)) if lock else runs).filter(run_id=run_id).first()
+    _check(run, policy=policy, thread_id=thread_id)
     return run
 
 
 def run_access(*, policy: AgentPolicy, run_id, thread_id: str) -> Access:
-    """What this call of the run may do: snapshot ∩ current policy (∩ the internal cap, in the layer)."""
-    run = _run(policy=policy, run_id=run_id, thread_id=thread_id)
-    current = policy_grant(run.agent)
+    """What this call of the run may do: snapshot ∩ current policy (∩ the internal cap, in the layer).
+
+    Computed afresh on every call from one read of the run, its agent's
+    policy and the policy's grants (``selectors.run_state``): an ended run, a
+    disabled policy or a narrowed grant counts on the very next call.
+    """
+    run = selectors.run_state(run_id)
+    _check(run, policy=policy, thread_id=thread_id)
+    if not run.policy_enabled:
+        raise LayerError("policy_unavailable", "the agent's policy is missing or disabled")
     try:
-        frozen = Grant.from_json(run.grant, strict_types=False)
-    except GrantInvalid as exc:
+        grant = effective_grant(run.grant, run.policy_grants)
+    except SnapshotInvalid as exc:
         raise LayerError("policy_unavailable", f"the run's snapshot cannot be read: {exc}") from None
+    except GrantInvalid as exc:
+        raise LayerError("policy_unavailable", f"the agent's policy cannot be read: {exc}") from None
     return Access(user_id=run.user_id, caller=f"agent:{run.agent_key}/run:{run.run_id}", audience=run.audience,
-                  grant=frozen.intersect(current))
+                  grant=grant)
 
 
 @transaction.atomic

@@ -68,6 +68,17 @@ def body_read(*, path: str, sha256: str) -> bytes:
     return data
 
 
+def body_size(*, path: str) -> int:
+    """The stored object's size in bytes, from its metadata (no body transfer); ``TranscriptBodyMissing`` if gone."""
+    try:
+        with _storage_errors(path):
+            return default_storage.size(path)
+    except FileNotFoundError as exc:
+        raise TranscriptBodyMissing(path) from exc
+    except OSError as exc:
+        raise StorageUnavailable(f"cannot stat {path}: {exc.strerror}") from exc
+
+
 def body_delete(*, path: str) -> None:
     with _storage_errors(path):
         default_storage.delete(path)

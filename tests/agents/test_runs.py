@@ -105,3 +105,51 @@ def test_a_run_reads_only_its_users_records(user, other_user):  # SPEC R-4, R-6
         call(acc, "read", ref=f"todo:{theirs.pk}")
     assert refused.value.code == "not_found"
     assert call(acc, "search", query="bob")["hits"] == []
+
+
+def test_run_access_is_one_statement_and_every_change_counts_on_the_very_next_call(user):  # SPEC R-4
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    agent = make_agent(grants={"todo": {"operations": OPS, "fields": ["*"]},
+                               "contact": {"operations": OPS, "fields": ["*"]}})
+    todo = services.todo_create(owner=user, title="t", notes="private")
+    run = run_start(policy=agent, user_id=user.pk, thread_id="t")
+
+    def now():
+        with CaptureQueriesContext(connection) as captured:
+            acc = run_access(policy=agent, run_id=run.run_id, thread_id="t")
+        assert len(captured) == 1
+        return acc
+
+    for _ in range(2):  # the same stored grants, twice: nothing is carried from one call to the next
+        assert call(now(), "read", ref=f"todo:{todo.pk}")["data"]["notes"] == "private"
+    policy_grant_set(policy=agent, resource="todo", operations=["read"], fields=["/title"])
+    assert call(now(), "read", ref=f"todo:{todo.pk}")["data"] == {"title": "t"}
+    policy_grant_set(policy=agent, resource="todo", operations=OPS, fields=["*"])
+    assert call(now(), "read", ref=f"todo:{todo.pk}")["data"]["notes"] == "private"
+    AgentGrant.objects.filter(policy=agent).delete()
+    acc = now()
+    assert acc.grant.types == {} and call(acc, "list")["resources"] == []
+    policy_grant_set(policy=agent, resource="todo", operations=OPS, fields=["*"])
+    now()
+    agent.enabled = False
+    agent.save(update_fields=["enabled"])
+    _refusal("policy_unavailable", policy=agent, run_id=run.run_id, thread_id="t")
+    agent.enabled = True
+    agent.save(update_fields=["enabled"])
+    now()
+    RunSnapshot.objects.filter(pk=run.pk).update(grant={"todo": {"operations": ["read"], "fields": ["/nope"]}})
+    _refusal("policy_unavailable", policy=agent, run_id=run.run_id, thread_id="t")
+    RunSnapshot.objects.filter(pk=run.pk).update(grant={"todo": {"operations": ["read"], "fields": ["/title"]}})
+    assert call(now(), "read", ref=f"todo:{todo.pk}")["data"] == {"title": "t"}
+    run_end(policy=agent, run_id=run.run_id, thread_id="t")
+    _refusal("run_ended", policy=agent, run_id=run.run_id, thread_id="t")
+    _refusal("run_missing", policy=agent, run_id="not-a-uuid", thread_id="t")
+
+
+def test_a_run_whose_policy_was_deleted_is_refused(user):  # SPEC R-4
+    agent = make_agent()
+    run = run_start(policy=agent, user_id=user.pk, thread_id="t")
+    agent.delete()  # the run stays, without a policy
+    _refusal("policy_unavailable", policy=agent, run_id=run.run_id, thread_id="t")

@@ -16,8 +16,11 @@ grants it or one of its parents.
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
+from types import MappingProxyType
 
 from apps.retrieval.layer import pointers
 from apps.retrieval.layer.audiences import AUDIENCES, EXTERNAL, EXTERNAL_SCOPES, EXTERNALLY_PUBLISHABLE
@@ -90,6 +93,40 @@ class Grant:
             if ops and fields:
                 types[name] = TypeGrant(frozenset(ops), tuple(sorted(set(fields))))
         return cls(types)
+
+
+def effective_grant(snapshot, policy) -> Grant:
+    """``Grant.from_json(snapshot, strict_types=False) ∩ Grant.from_json(policy)``, for stored grants read just now.
+
+    ``GrantInvalid`` names which of the two cannot be read. Both are read from
+    the database by the caller on every call; what is kept here is only the
+    pure parse of identical stored values (keyed by their canonical JSON and
+    the set of registered types), so a narrowed policy or an ended run counts
+    on the very next call exactly as before.
+    """
+    try:
+        keys = (_canonical(snapshot), _canonical(policy))
+    except (TypeError, ValueError):
+        raise GrantInvalid("a grant is an object of resource types") from None
+    return _effective(*keys, registry.generation)
+
+
+def _canonical(data) -> str:
+    return json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+@lru_cache(maxsize=256)
+def _effective(snapshot: str, policy: str, generation: int) -> Grant:
+    current = Grant.from_json(json.loads(policy))
+    try:
+        frozen = Grant.from_json(json.loads(snapshot), strict_types=False)
+    except GrantInvalid as exc:
+        raise SnapshotInvalid(str(exc)) from None
+    return Grant(MappingProxyType(dict(frozen.intersect(current).types)))
+
+
+class SnapshotInvalid(GrantInvalid):
+    """The run's frozen grant (not the current policy) cannot be read."""
 
 
 def check_pattern(resource: Resource, pattern: str) -> None:

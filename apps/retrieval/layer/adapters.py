@@ -11,9 +11,10 @@ from __future__ import annotations
 import hashlib
 from datetime import datetime
 
-from django.db import models
+from django.db import models, router
+from django.db.models import prefetch_related_objects
 
-from apps.retrieval.layer import pointers, values
+from apps.retrieval.layer import pointers, statements, values
 from apps.retrieval.layer.declarations import Declaration
 
 
@@ -34,6 +35,10 @@ class Adapter:
     def current(self, queryset: models.QuerySet) -> models.QuerySet:
         """Only the records that currently exist for readers (SPEC R-6: not deleted, …)."""
         raise NotImplementedError
+
+    def load(self, user_id: int, record_id: int):
+        """The record ``record_id`` if ``user_id`` owns it (current or not), prepared for ``document``; else None."""
+        return self.with_related(self.records(user_id)).filter(pk=record_id).first()
 
     def is_current(self, instance) -> bool:
         raise NotImplementedError
@@ -86,6 +91,28 @@ class ModelAdapter(Adapter):
 
     def current(self, queryset):
         return queryset.filter(deleted_at__isnull=True)
+
+    def load(self, user_id: int, record_id: int):
+        """One statement compiled once per type (``statements``); the queryset when it cannot be."""
+        if not 0 < record_id < 2**63:  # no row has it (and no database could bind it)
+            return None
+        if self.select_related or type(self).with_related is not ModelAdapter.with_related:
+            return super().load(user_id, record_id)
+        found = statements.rows(self.model, self._one, ("int", "int"), user_id, record_id)
+        if found is None:
+            return super().load(user_id, record_id)
+        if not found:
+            return None
+        instance = self.model.from_db(router.db_for_read(self.model), self._attnames(), found[0])
+        if self.prefetch_related:
+            prefetch_related_objects([instance], *self.prefetch_related)
+        return instance
+
+    def _attnames(self) -> list[str]:
+        return [f.attname for f in self.model._meta.concrete_fields]
+
+    def _one(self, user_id, record_id) -> models.QuerySet:
+        return self.records(user_id).filter(pk=record_id).values_list(*self._attnames())
 
     def is_current(self, instance) -> bool:
         return instance.deleted_at is None

@@ -30,9 +30,14 @@ PAGE_BYTES = 65_536  # SPEC R-9
 PREVIEW_CHARS = 280  # a ``text`` field in a list item
 
 
+# One encoder for every measure: ``json.dumps`` with options builds a new one per call.
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+_encode_str = _ENCODER.encode
+
+
 def encode(obj) -> bytes:
     """The exact bytes a response body holds (compact UTF-8 JSON; lone surrogates escaped)."""
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "backslashreplace")
+    return _encode_str(obj).encode("utf-8", "backslashreplace")
 
 
 def size(obj) -> int:
@@ -92,6 +97,7 @@ def units(declaration: Declaration, doc: dict, leaves, start: tuple = ()) -> Ite
     """The readable units of ``doc`` in document order, from the unit at ``start`` on."""
     open_ = _containers(leaves)
     leaves = frozenset(leaves)
+    names_of: dict[str, list[str]] = {}  # an object pattern → its children's names (split once per call)
 
     def walk(pattern: str, value, tokens: tuple, seek):
         # seek: None → emit everything; () → this node is the first to emit; (…) → descend toward it.
@@ -122,7 +128,9 @@ def units(declaration: Declaration, doc: dict, leaves, start: tuple = ()) -> Ite
                 inner = seek[1:] if seek and index == first else None
                 yield from walk(kids[0], value[index], (*tokens, index), inner)
             return
-        names = [pointers.split(kid)[-1] for kid in kids]
+        names = names_of.get(pattern)
+        if names is None:
+            names = names_of[pattern] = [pointers.split(kid)[-1] for kid in kids]
         begin = names.index(seek[0]) if seek and seek[0] in names else (len(names) if seek else 0)
         for position in range(begin, len(kids)):
             inner = seek[1:] if seek and position == begin else None
@@ -132,22 +140,51 @@ def units(declaration: Declaration, doc: dict, leaves, start: tuple = ()) -> Ite
 
 
 def _str_bytes(text: str) -> int:
-    return len(json.dumps(text, ensure_ascii=False).encode("utf-8", "backslashreplace")) - 2
+    return len(_encode_str(text).encode("utf-8", "backslashreplace")) - 2
+
+
+MAX_CHAR_BYTES = 6  # the most one character costs inside a JSON string (``\u0007``, a lone surrogate)
 
 
 def _fit(text: str, begin: int, room: int) -> int:
-    """How many characters of ``text`` from ``begin`` fit in ``room`` bytes of JSON string."""
+    """How many characters of ``text`` from ``begin`` fit in ``room`` bytes of JSON string.
+
+    A character's cost inside a JSON string does not depend on its
+    neighbours, so the cost of a prefix is the sum of the costs of its
+    pieces: the search measures only the piece it adds or tries, and never
+    more characters than ``room`` (each costs at least one byte) — the work
+    is proportional to the page, not to the string.
+    """
     rest = len(text) - begin
-    if _str_bytes(text[begin:]) <= room:
+    if rest * MAX_CHAR_BYTES <= room:
         return rest
-    low, high = 0, min(rest, room)
+    low, used, high = 0, 0, min(rest, room)
     while low < high:
         mid = (low + high + 1) // 2
-        if _str_bytes(text[begin:begin + mid]) <= room:
-            low = mid
+        extra = _str_bytes(text[begin + low:begin + mid])
+        if used + extra <= room:
+            low, used = mid, used + extra
         else:
             high = mid - 1
     return low
+
+
+def exceeds(declaration: Declaration, doc: dict, leaves, limit: int) -> bool:
+    """Whether the readable part of ``doc`` certainly takes more than ``limit`` bytes of JSON.
+
+    Counts a lower bound (one byte per character of text) over the units in
+    document order and stops as soon as it passes ``limit``: deciding that a
+    long record needs pages costs what one page costs, never a measure of
+    the whole record. ``False`` means only "measure it exactly".
+    """
+    bound = 0
+    for unit in units(declaration, doc, leaves):
+        bound += 1  # a unit is at least one byte: a digit, a bracket, a quote or a comma
+        if unit.kind == "text" and isinstance(unit.value, str):
+            bound += len(unit.value)
+        if bound > limit:
+            return True
+    return False
 
 
 @dataclass
@@ -155,6 +192,28 @@ class Packed:
     fragments: list
     positions: list  # (tokens, offset) where each fragment starts
     next_position: tuple | None  # (tokens, offset) of the first unit not (wholly) packed
+    used: int = 0  # bytes of the fragments' JSON, commas between them included (not the brackets)
+
+
+_WHOLE_FRAME = len('{"path":"","value":}')
+
+
+def _value_bytes(value) -> int:
+    """``size(value)``, without the encoder for the common scalars."""
+    if isinstance(value, str):
+        return _str_bytes(value) + 2
+    if value is None:
+        return 4
+    if value is True or value is False:
+        return 4 if value else 5
+    if type(value) is int:
+        return len(int.__repr__(value))
+    return size(value)
+
+
+def _whole_bytes(path: str, value) -> int:
+    """``size({"path": path, "value": value})``: the two members measured apart (compact JSON adds nothing)."""
+    return _WHOLE_FRAME + _str_bytes(path) + _value_bytes(value)
 
 
 def fragment_page(stream: Iterator[Unit], *, start: tuple = (), offset: int = 0, budget: int) -> Packed:
@@ -166,16 +225,17 @@ def fragment_page(stream: Iterator[Unit], *, start: tuple = (), offset: int = 0,
         begin = offset if unit.tokens == tuple(start) else 0
         text = None
         if unit.kind == "json":
-            text = json.dumps(unit.value, ensure_ascii=False, separators=(",", ":"))
+            text = _encode_str(unit.value)
         elif unit.kind == "text":
             text = unit.value
         if unit.kind in ("open", "value") or (begin == 0 and unit.kind in ("text", "json")):
-            whole = {"path": unit.path, "value": unit.value}
-            cost = comma + size(whole)
+            path = unit.path
+            cost = comma + _whole_bytes(path, unit.value)
             if used + cost <= budget:
-                packed.fragments.append(whole)
+                packed.fragments.append({"path": path, "value": unit.value})
                 packed.positions.append((unit.tokens, 0))
                 used += cost
+                packed.used = used
                 continue
             if text is None:
                 packed.next_position = (unit.tokens, 0)
@@ -193,6 +253,7 @@ def fragment_page(stream: Iterator[Unit], *, start: tuple = (), offset: int = 0,
         packed.fragments.append(frame)
         packed.positions.append((unit.tokens, begin))
         used += comma + size(frame)
+        packed.used = used
         if begin + take < len(text):
             packed.next_position = (unit.tokens, begin + take)
             return packed

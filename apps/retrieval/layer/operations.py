@@ -123,7 +123,7 @@ def list_records(access: Access, request: ListRequest) -> dict:
 
 def _load(access: Access, v: TypeView, record_id: int):
     adapter = v.resource.adapter
-    instance = adapter.with_related(adapter.records(access.user_id)).filter(pk=record_id).first()
+    instance = adapter.load(access.user_id, record_id)
     # Another user's record, a deleted one and one that never existed look the same.
     if instance is None or not adapter.is_current(instance):
         raise LayerError("not_found", f"{v.type}:{record_id} does not exist or is no longer current",
@@ -150,25 +150,31 @@ def read(access: Access, request: ReadRequest) -> dict:
             raise LayerError("cursor_invalid", "this cursor holds no read position", pointer="/cursor")
         start, offset = tuple(position[0]), position[1]
     doc = adapter.document(instance, v.readable_top_level())
-    if request.cursor is None:
+    limit = page_bytes(access)
+    # A record that certainly overflows a page is never projected or measured whole: each
+    # page then costs what the page holds, however long the record (a 5 MB transcript).
+    if request.cursor is None and not documents.exceeds(declaration, doc, v.leaves, limit):
         data, _ = documents.project(declaration, doc, v.leaves)
         whole = {"ref": ref, "type": v.type, "complete": True, "data": data, "next_cursor": None}
-        if documents.size(whole) <= page_bytes(access):
+        if documents.size(whole) <= limit:
             return whole
     page = {"ref": ref, "type": v.type, "complete": False, "fragments": [], "next_cursor": None}
     if withheld:
         page["withheld"] = sorted(withheld)
-    limit = page_bytes(access)
     budget = limit - documents.size(page) - CURSOR_ALLOWANCE
     while True:
         stream = documents.units(declaration, doc, v.leaves, start)
         packed = documents.fragment_page(stream, start=start, offset=offset, budget=budget)
-        page["fragments"] = packed.fragments
+        page["fragments"] = []
         page["complete"] = packed.next_position is None
         page["next_cursor"] = None
         if packed.next_position is not None:
             tokens, at = packed.next_position
             page["next_cursor"] = cursors.issue(access, v, "read", ref=ref, sv=version, pos=[list(tokens), at])
-        if documents.size(page) <= limit:
+        # The page's size without encoding its fragments again: compact JSON of a list is its
+        # items' bytes and the commas between them, which the packing counted.
+        total = documents.size(page) + packed.used
+        page["fragments"] = packed.fragments
+        if total <= limit:
             return page
-        budget -= documents.size(page) - limit  # the cursor came out longer than allowed for
+        budget -= total - limit  # the cursor came out longer than allowed for

@@ -31,6 +31,7 @@ class Registry:
         self._package = package
         self._loaded = package is None
         self._resources: dict[str, Resource] = {}
+        self.generation = 0  # changes whenever a type comes or goes (keys what is derived from the set)
 
     def _load(self) -> None:
         if self._loaded:
@@ -46,10 +47,12 @@ class Registry:
         adapter.declaration = declaration
         resource = Resource(declaration, adapter)
         self._resources[declaration.type] = resource
+        self.generation += 1
         return resource
 
     def unregister(self, resource_type: str) -> None:
         self._resources.pop(resource_type, None)
+        self.generation += 1
 
     @contextmanager
     def temporarily(self, declaration: Declaration, adapter: Adapter):

@@ -117,3 +117,139 @@ def test_withdrawing_a_field_mid_read_hides_it_on_the_next_page(user, agent):  #
     with pytest.raises(LayerError) as refused:
         call(acc, "read", ref=f"transcript:{transcript.pk}", cursor=pages[0]["next_cursor"] or first["next_cursor"])
     assert refused.value.code == "fields_changed"
+
+
+# --- Paging a long body costs what each page holds (SPEC R-9, R-10, R-12) ------------------------------
+
+def _read_pages(acc, ref: str) -> list[dict]:
+    pages = [call(acc, "read", ref=ref)]
+    while pages[-1]["next_cursor"]:
+        pages.append(call(acc, "read", ref=ref, cursor=pages[-1]["next_cursor"]))
+    return pages
+
+
+def _body_of(pages: list[dict]) -> bytes:
+    doc = reassemble([f for page in pages for f in page["fragments"]])
+    return json.dumps({"segments": doc["segments"]}, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def test_pages_reassemble_byte_for_byte_with_the_body_kept_and_interleaved(user):  # SPEC R-9, R-10
+    transcript = services.transcript_create(owner=user, title="kept", recorded_at=T0, segments=_segments(400_000))
+    stored = storage.body_read(path=transcript.body_path, sha256=transcript.body_sha256)
+    ref = f"transcript:{transcript.pk}"
+    cold = _read_pages(access(user), ref)
+    warm = _read_pages(access(user), ref)  # every page served from the body kept in memory
+    assert _body_of(cold) == _body_of(warm) == stored
+    assert [p["fragments"] for p in cold] == [p["fragments"] for p in warm]
+    # Two readers of the same record, page for page in turn, each get their own whole body.
+    a, b = [call(access(user), "read", ref=ref)], [call(access(user, caller="agent:test/run:2"), "read", ref=ref)]
+    while a[-1]["next_cursor"] or b[-1]["next_cursor"]:
+        if a[-1]["next_cursor"]:
+            a.append(call(access(user), "read", ref=ref, cursor=a[-1]["next_cursor"]))
+        if b[-1]["next_cursor"]:
+            b.append(call(access(user, caller="agent:test/run:2"), "read", ref=ref, cursor=b[-1]["next_cursor"]))
+    assert _body_of(a) == _body_of(b) == stored
+    assert all(_page_bytes(page) <= PAGE_BYTES for page in a + b)
+
+
+def test_a_body_replaced_between_pages_is_refused_even_when_kept(user):  # SPEC R-10, R-12
+    transcript = services.transcript_create(owner=user, title="long", recorded_at=T0, segments=_segments(300_000))
+    ref = f"transcript:{transcript.pk}"
+    acc = access(user)
+    first = call(acc, "read", ref=ref)
+    second = call(acc, "read", ref=ref, cursor=first["next_cursor"])  # the body is now kept
+    # Another body under the same row, the row's metadata (updated_at) untouched.
+    replacement = json.dumps({"segments": _segments(300_000, seed=99)}, ensure_ascii=False,
+                             separators=(",", ":")).encode("utf-8")
+    path, size, digest = storage.body_store(owner_id=user.pk, data=replacement)
+    Transcript.objects.filter(pk=transcript.pk).update(body_path=path, body_bytes=size, body_sha256=digest)
+    with pytest.raises(LayerError) as refused:
+        call(acc, "read", ref=ref, cursor=second["next_cursor"])
+    assert (refused.value.code, refused.value.pointer) == ("source_changed", "/cursor")
+    # A fresh read answers the new body, never the one kept.
+    assert _body_of(_read_pages(acc, ref)) == replacement
+
+
+def test_a_kept_body_rewritten_in_place_or_deleted_is_refused_on_the_next_page(user):  # SPEC R-12
+    transcript = services.transcript_create(owner=user, title="long", recorded_at=T0, segments=_segments(300_000))
+    ref = f"transcript:{transcript.pk}"
+    acc = access(user)
+    first = call(acc, "read", ref=ref)
+    second = call(acc, "read", ref=ref, cursor=first["next_cursor"])
+    from django.core.files.storage import default_storage
+
+    with default_storage.open(transcript.body_path, "wb") as handle:
+        handle.write(b'{"segments":[]}')
+    with pytest.raises(LayerError) as refused:
+        call(acc, "read", ref=ref, cursor=second["next_cursor"])
+    assert refused.value.code == "body_corrupt"
+    storage.body_delete(path=transcript.body_path)
+    with pytest.raises(LayerError) as refused:
+        call(acc, "read", ref=ref, cursor=second["next_cursor"])
+    assert refused.value.code == "body_missing"
+
+
+def test_a_run_ended_or_narrowed_mid_read_counts_on_the_next_page(user, agent):  # SPEC R-4, R-10
+    from apps.agents.services import run_access, run_end, run_start
+
+    transcript = services.transcript_create(owner=user, title="long", recorded_at=T0, segments=_segments(300_000))
+    ref = f"transcript:{transcript.pk}"
+    run = run_start(policy=agent, user_id=user.pk, thread_id="t")
+    page = call(run_access(policy=agent, run_id=run.run_id, thread_id="t"), "read", ref=ref)
+    page = call(run_access(policy=agent, run_id=run.run_id, thread_id="t"), "read", ref=ref,
+                cursor=page["next_cursor"])  # the body is kept from here on
+    policy_grant_set(policy=agent, resource="transcript", operations=["list"], fields=["*"])
+    with pytest.raises(LayerError) as refused:
+        call(run_access(policy=agent, run_id=run.run_id, thread_id="t"), "read", ref=ref, cursor=page["next_cursor"])
+    assert refused.value.code == "operation_not_permitted"
+    policy_grant_set(policy=agent, resource="transcript", operations=OPS, fields=["*"])
+    page = call(run_access(policy=agent, run_id=run.run_id, thread_id="t"), "read", ref=ref,
+                cursor=page["next_cursor"])
+    run_end(policy=agent, run_id=run.run_id, thread_id="t")
+    with pytest.raises(LayerError) as refused:
+        run_access(policy=agent, run_id=run.run_id, thread_id="t")
+    assert refused.value.code == "run_ended"
+
+
+@pytest.mark.parametrize("body_bytes", [200_000, 2_000_000])
+def test_sql_statements_per_page_do_not_grow_with_the_body(user, agent, body_bytes):  # SPEC R-9
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from apps.agents.services import run_access, run_start
+
+    transcript = services.transcript_create(owner=user, title="long", recorded_at=T0,
+                                            segments=_segments(body_bytes))
+    ref = f"transcript:{transcript.pk}"
+    run = run_start(policy=agent, user_id=user.pk, thread_id="t")
+    body, counts = {"ref": ref}, []
+    while True:
+        with CaptureQueriesContext(connection) as captured:
+            page = call(run_access(policy=agent, run_id=run.run_id, thread_id="t"), "read", **body)
+        counts.append(len(captured))
+        if not page["next_cursor"]:
+            break
+        body = {"ref": ref, "cursor": page["next_cursor"]}
+    # One statement for the run with its policy and grants, one for the record; the body is storage.
+    assert set(counts) == {2}, counts
+
+
+def test_each_page_measures_about_a_page_not_the_whole_body(user, monkeypatch):  # SPEC R-9
+    from apps.retrieval.layer import documents
+
+    transcript = services.transcript_create(owner=user, title="long", recorded_at=T0,
+                                            segments=_segments(3 * 1024 * 1024))
+    ref = f"transcript:{transcript.pk}"
+    acc = access(user)
+    cursor = call(acc, "read", ref=ref)["next_cursor"]  # the body is kept from here on
+    for _ in range(20):
+        cursor = call(acc, "read", ref=ref, cursor=cursor)["next_cursor"]
+    encoded = []
+    real = documents._encode_str
+    monkeypatch.setattr(documents, "_encode_str", lambda obj: encoded.append(len(real(obj))) or real(obj))
+    for body in ({"ref": ref}, {"ref": ref, "cursor": cursor}):  # the first page, a page in the middle
+        encoded.clear()
+        call(acc, "read", **body)
+        # What one page measures is of the order of the page (the string search measures at
+        # most the page again), never the 3 MB record.
+        assert 0 < sum(encoded) < 4 * PAGE_BYTES, (body.keys(), sum(encoded))

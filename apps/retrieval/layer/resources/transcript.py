@@ -4,11 +4,9 @@ import hashlib
 import threading
 from collections import OrderedDict
 
-from django.core.files.storage import default_storage
-
 from apps.memory.models import Transcript
 from apps.memory.services.resources import transcript_segments
-from apps.memory.storage import TranscriptBodyCorrupt, TranscriptBodyMissing
+from apps.memory.storage import TranscriptBodyCorrupt, TranscriptBodyMissing, body_size
 from apps.retrieval.layer.adapters import ModelAdapter
 from apps.retrieval.layer.declarations import ALL_FIELDS, Declaration, Field, Filter
 from apps.retrieval.layer.errors import LayerError
@@ -47,14 +45,20 @@ DECLARATION = Declaration(
 
 
 class _RecentBodies:
-    """The last few bodies read, parsed, keyed by (object path, SHA-256).
+    """The last few bodies read, as the segment list ``document`` answers, keyed by (object path, SHA-256).
 
-    Paging through a long transcript reads the same body once per page; this
-    keeps a few in memory so a 5 MB body is not fetched and parsed again for
-    each of its ~100 pages. Keyed by the digest recorded with the row, so it
-    can never answer other content; the object's existence is still checked
-    on every read, so a deleted object is an error on the very next page. A
-    pure per-process cache: nothing depends on it being warm.
+    Paging through a long transcript needs the same body once per page; this
+    keeps a few in memory so a 5 MB body is fetched, checked, parsed and
+    shaped once, not again for each of its ~100 pages. Keyed by the digest
+    recorded with the row, so it can never answer other content: a replaced
+    body is another key (and another source version, so a cursor into the
+    old one is refused). The object itself is still looked at on every read
+    (its metadata, not its bytes): a deleted object is ``body_missing`` and
+    one rewritten to another size ``body_corrupt`` on the very next page. Whether the
+    caller may read the body at all is decided before it is asked for, on
+    every call. A pure per-process cache: nothing depends on it being warm.
+
+    The lists handed out are shared between calls and must not be changed.
     """
 
     def __init__(self, entries: int = 4, max_body_bytes: int = 16 * 1024 * 1024):
@@ -62,22 +66,35 @@ class _RecentBodies:
         self._lock = threading.Lock()
         self._entries, self._max_body_bytes = entries, max_body_bytes
 
-    def get(self, transcript):
+    def get(self, transcript) -> list[dict]:
         key = (transcript.body_path, transcript.body_sha256)
         with self._lock:
             segments = self._items.get(key)
             if segments is not None:
                 self._items.move_to_end(key)
-        if segments is not None and not default_storage.exists(transcript.body_path):
-            raise TranscriptBodyMissing(transcript.body_path)
+        if segments is not None and body_size(path=transcript.body_path) != transcript.body_bytes:
+            raise TranscriptBodyCorrupt(transcript.body_path)  # rewritten in place: no longer what was read
         if segments is None:
-            segments = transcript_segments(transcript)
+            segments = _shaped(transcript_segments(transcript))
             if transcript.body_bytes <= self._max_body_bytes:
                 with self._lock:
                     self._items[key] = segments
                     while len(self._items) > self._entries:
                         self._items.popitem(last=False)
         return segments
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+
+def _shaped(segments: list[dict]) -> list[dict]:
+    """The stored segments as the declaration reads them (missing keys filled in)."""
+    return [
+        {"speaker": s.get("speaker", ""), "start_ms": s.get("start_ms"), "end_ms": s.get("end_ms"),
+         "text": s.get("text", "")}
+        for s in segments
+    ]
 
 
 _bodies = _RecentBodies()
@@ -89,16 +106,11 @@ class TranscriptAdapter(ModelAdapter):
     def field_segments(self, transcript):
         ref = f"transcript:{transcript.pk}"
         try:
-            segments = _bodies.get(transcript)
+            return _bodies.get(transcript)
         except TranscriptBodyMissing:
             raise LayerError("body_missing", f"the body of {ref} is missing from storage") from None
         except TranscriptBodyCorrupt:
             raise LayerError("body_corrupt", f"the body of {ref} does not match its digest") from None
-        return [
-            {"speaker": s.get("speaker", ""), "start_ms": s.get("start_ms"), "end_ms": s.get("end_ms"),
-             "text": s.get("text", "")}
-            for s in segments
-        ]
 
     def source_version(self, transcript) -> str:
         # The body is part of the record: a replaced object is a changed source.

@@ -1,0 +1,58 @@
+"""Reads of runs and policies: one call's run, its agent's policy and grants, in one statement (SPEC R-4)."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+
+from apps.agents.models import RunSnapshot, grant_field_patterns, grant_operations
+from apps.retrieval.layer import statements
+
+_RUN = ("run_id", "thread_id", "agent_key", "agent_id", "user_id", "audience", "grant", "ended_at")
+_POLICY = ("agent__enabled",)
+_GRANT = ("agent__grants__resource", "agent__grants__can_list", "agent__grants__can_read",
+          "agent__grants__can_search", "agent__grants__fields")
+
+
+@dataclass(frozen=True)
+class RunState:
+    """A run as one call finds it, with its agent's policy as it is now (``policy_*``: None without one)."""
+
+    run_id: uuid.UUID
+    thread_id: str
+    agent_key: str
+    agent_id: int | None
+    user_id: int
+    audience: str
+    grant: object
+    ended_at: object
+    policy_enabled: bool | None
+    policy_grants: dict  # resource → {"operations": [...], "fields": [...]}, as ``services.policy_grant`` reads it
+
+
+def _run_with_policy(run_id) -> object:
+    return RunSnapshot.objects.filter(run_id=run_id).order_by().values_list(*_RUN, *_POLICY, *_GRANT)
+
+
+def run_state(run_id) -> RunState | None:
+    """The run ``run_id`` and its agent's current policy and grants, read afresh (one SQL statement)."""
+    try:
+        run_id = run_id if isinstance(run_id, uuid.UUID) else uuid.UUID(str(run_id))
+    except ValueError:
+        return None
+    rows = statements.rows(RunSnapshot, _run_with_policy, ("uuid",), run_id)
+    if rows is None:  # the compiled form is not usable on this database: the queryset itself
+        rows = list(_run_with_policy(run_id))
+    if not rows:
+        return None
+    first = rows[0]
+    grants = {}
+    for row in rows:
+        resource, can_list, can_read, can_search, fields = row[len(_RUN) + 1:]
+        if resource is None:
+            continue
+        grants[resource] = {
+            "operations": grant_operations(can_list=can_list, can_read=can_read, can_search=can_search),
+            "fields": grant_field_patterns(fields),
+        }
+    return RunState(*first[:len(_RUN)], policy_enabled=first[len(_RUN)], policy_grants=grants)
