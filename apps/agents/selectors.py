@@ -6,7 +6,7 @@ import uuid
 from dataclasses import dataclass
 
 from apps.agents.models import RunSnapshot, grant_field_patterns, grant_operations
-from apps.retrieval.layer import statements
+from apps.common import statements
 
 _RUN = ("run_id", "thread_id", "agent_key", "agent_id", "user_id", "audience", "grant", "ended_at")
 _POLICY = ("agent__enabled",)

@@ -1,53 +1,107 @@
-"""Statements the ORM compiles once and the assistant path runs on every call.
+"""Statements the ORM compiles once and the hot paths run on every call.
 
 Compiling a queryset or an insert costs Django more CPU than the database
-spends running it, and /mcp runs a few on every call (docs/performance.md).
-The SQL still comes from the models and querysets — nothing here is written
-by hand — and every run reads or writes the database afresh: only the text
-of the statement is kept, per database alias.
+spends running it, and /mcp and the resource layer run a few on every call
+(docs/performance.md). The SQL still comes from the models and querysets —
+nothing here is written by hand — and every run reads or writes the database
+afresh: only the text of the statement is kept, per database alias.
+
+A read is built once by ordinary ORM code with *stand-ins* — values no real
+row can have — in place of the call's values, compiled, and then run with
+each call's values bound where the stand-ins were. When the compiled form
+does not carry each stand-in exactly once as a parameter (a queryset that
+folds or repeats a value), ``rows`` answers ``None`` and the caller runs its
+queryset as usual.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import uuid
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any
 
+from django.core.exceptions import EmptyResultSet
 from django.db import connections, router
 from django.db.models import Model, QuerySet
 from django.db.models.sql import InsertQuery
 
+# Values no row can hold: ids far below any sequence, and a UUID no generator issues.
+_INT_STAND_INS = tuple(-(2**62) - n for n in range(1, 9))
+_UUID_STAND_IN = uuid.UUID("00000000-0000-0000-0000-00000000f00d")
 
-def constant_rows(build: Callable[[], QuerySet]) -> list[tuple]:
+
+def rows(model: type[Model], build: Callable[..., QuerySet], kinds: tuple[str, ...], *values) -> list[tuple] | None:
+    """``list(build(*values))`` for a ``values_list`` queryset, from SQL compiled once.
+
+    ``kinds`` names each value's kind (``"int"`` or ``"uuid"``); ``build`` must
+    be a module-level function (it keys the compiled statement).
+    """
+    alias = router.db_for_read(model)
+    compiled = _compiled(build, kinds, alias)
+    if compiled is None:
+        return None
+    sql, params, slots, converters = compiled
+    bound = list(params)
+    for (index, kind), value in zip(slots, values, strict=True):
+        if isinstance(value, uuid.UUID) and kind is str:
+            value = value.hex if len(params[index]) == 32 else str(value)
+        bound[index] = value
+    return _fetch(alias, sql, bound, converters)
+
+
+def constant_rows(model: type[Model], build: Callable[[], QuerySet]) -> list[tuple]:
     """``list(build())`` for a ``values_list`` queryset whose parameters never change, compiled once."""
-    alias = router.db_for_read(_model_of(build))
-    sql, params, converters = _compiled_read(build, alias)
+    found = rows(model, build, ())
+    return list(build()) if found is None else found
+
+
+def converted(values: Sequence, converters: dict, connection) -> tuple:
+    """One fetched row as the ORM would load it (``compiler.get_converters``: JSON text, SQLite datetimes …)."""
+    row = list(values)
+    for index, (functions, expression) in converters.items():
+        for function in functions:
+            row[index] = function(row[index], expression, connection)
+    return tuple(row)
+
+
+def _fetch(alias: str, sql: str, params: list, converters: dict) -> list[tuple]:
     connection = connections[alias]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
-        rows = cursor.fetchall()
+        fetched = cursor.fetchall()
     if not converters:
-        return [tuple(row) for row in rows]
-    converted = []
-    for row in rows:
-        row = list(row)
-        for index, (functions, expression) in converters.items():
-            for function in functions:
-                row[index] = function(row[index], expression, connection)
-        converted.append(tuple(row))
-    return converted
+        return [tuple(row) for row in fetched]
+    return [converted(row, converters, connection) for row in fetched]
 
 
-@lru_cache(maxsize=32)
-def _model_of(build: Callable[[], QuerySet]) -> type[Model]:
-    return build().model
+def _stand_ins(kinds: tuple[str, ...]) -> list:
+    ints = iter(_INT_STAND_INS)
+    return [_UUID_STAND_IN if kind == "uuid" else next(ints) for kind in kinds]
 
 
-@lru_cache(maxsize=32)
-def _compiled_read(build: Callable[[], QuerySet], alias: str):
-    compiler = build().using(alias).query.get_compiler(alias)
-    sql, params = compiler.as_sql()
-    return sql, params, compiler.get_converters([column for column, _, _ in compiler.select])
+def _same(param, stand_in) -> bool:
+    if isinstance(stand_in, uuid.UUID):
+        return param == stand_in or param == stand_in.hex or param == str(stand_in)
+    return type(param) is int and param == stand_in
+
+
+@lru_cache(maxsize=64)
+def _compiled(build: Callable[..., QuerySet], kinds: tuple[str, ...], alias: str):
+    stand_ins = _stand_ins(kinds)
+    compiler = build(*stand_ins).using(alias).query.get_compiler(alias)
+    try:
+        sql, params = compiler.as_sql()
+    except EmptyResultSet:
+        return None
+    slots = []
+    for stand_in in stand_ins:
+        found = [index for index, param in enumerate(params) if _same(param, stand_in)]
+        if len(found) != 1:
+            return None
+        slots.append((found[0], type(params[found[0]])))
+    converters = compiler.get_converters([column for column, _, _ in compiler.select])
+    return sql, tuple(params), tuple(slots), converters
 
 
 def insert(model: type[Model], values: dict[str, Any]) -> None:

@@ -16,7 +16,7 @@ from django.db import connections as db_connections
 from django.db import router
 from oauth2_provider.models import get_access_token_model
 
-from apps.common import clock
+from apps.common import clock, statements
 from apps.consent.models import Connection
 
 
@@ -56,14 +56,14 @@ def authenticate_bearer(raw_token: str) -> BearerGrant | None:
     return BearerGrant(connection=connection, scopes=scopes, token_id=token_id)
 
 
-def _converted(values, db) -> list:
+def _converted(values, db) -> tuple:
     """The connection's columns as the ORM would load them (JSON text, datetimes on SQLite …)."""
-    converted = list(values)
+    converters = {}
     for index, field in enumerate(Connection._meta.concrete_fields):
         column = field.get_col(Connection._meta.db_table)
-        for converter in db.ops.get_db_converters(column) + column.get_db_converters(db):  # the ORM's order
-            converted[index] = converter(converted[index], column, db)
-    return converted
+        if functions := db.ops.get_db_converters(column) + column.get_db_converters(db):  # the ORM's order
+            converters[index] = (functions, column)
+    return statements.converted(values, converters, db)
 
 
 @cache

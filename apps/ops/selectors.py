@@ -13,7 +13,7 @@ def service_status() -> ServiceStatus:
 
     Read with a statement compiled once: /mcp reads it on every call.
     """
-    rows = constant_rows(_status_row)
+    rows = constant_rows(ServiceStatus, _status_row)
     return ServiceStatus(pk=1, **dict(zip(_FIELDS, rows[0], strict=True))) if rows else ServiceStatus(pk=1)
 
 

@@ -14,7 +14,8 @@ from datetime import datetime
 from django.db import models, router
 from django.db.models import prefetch_related_objects
 
-from apps.retrieval.layer import pointers, statements, values
+from apps.common import statements
+from apps.retrieval.layer import pointers, values
 from apps.retrieval.layer.declarations import Declaration
 
 
