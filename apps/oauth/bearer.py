@@ -58,12 +58,18 @@ def authenticate_bearer(raw_token: str) -> BearerGrant | None:
 
 def _converted(values, db) -> tuple:
     """The connection's columns as the ORM would load them (JSON text, datetimes on SQLite …)."""
+    return statements.converted(values, _converters(db.alias), db)
+
+
+@cache
+def _converters(alias: str) -> dict:
+    db = db_connections[alias]
     converters = {}
     for index, field in enumerate(Connection._meta.concrete_fields):
         column = field.get_col(Connection._meta.db_table)
         if functions := db.ops.get_db_converters(column) + column.get_db_converters(db):  # the ORM's order
             converters[index] = (functions, column)
-    return statements.converted(values, converters, db)
+    return converters
 
 
 @cache
