@@ -38,7 +38,6 @@ reassembled body compared byte for byte.
 
 from __future__ import annotations
 
-import copy
 import json
 import random
 import statistics
@@ -311,35 +310,11 @@ def _segments(total_bytes: int, seed: int = 11) -> list[dict]:
     return segments
 
 
-def _reassemble(fragments: list[dict]) -> dict:
-    """What a client does with a paged read: apply the fragments in order."""
-    doc: dict = {}
-    for fragment in fragments:
-        tokens = [t.replace("~1", "/").replace("~0", "~") for t in fragment["path"][1:].split("/")]
-        parent = doc
-        for token in tokens[:-1]:
-            parent = parent[int(token)] if isinstance(parent, list) else parent[token]
-        last = tokens[-1]
-        if "value" in fragment:
-            value = copy.deepcopy(fragment["value"])  # the page keeps its own [] / {}
-        else:
-            before = "" if fragment["start"] == 0 else (
-                parent[int(last)] if isinstance(parent, list) else parent[last])
-            value = before + fragment["text"]
-        if isinstance(parent, list):
-            if int(last) == len(parent):
-                parent.append(value)
-            else:
-                parent[int(last)] = value
-        else:
-            parent[last] = value
-    return doc
-
-
 def read_scale(*, total_bytes: int = READ_BYTES, rounds: int = 3) -> dict:
     """Read a >5 MB transcript page by page through the layer against one raw storage read."""
     from django.contrib.auth import get_user_model
 
+    from apps.agents.evaluation.reassembly import reassemble
     from apps.agents.services import run_start
     from apps.memory import services, storage
     from apps.memory.models import Transcript
@@ -391,7 +366,7 @@ def read_scale(*, total_bytes: int = READ_BYTES, rounds: int = 3) -> dict:
         body = {"ref": ref, "cursor": page["next_cursor"]}
     first = reads[0]
     page_bytes = [len(json.dumps(p, ensure_ascii=False, separators=(",", ":")).encode()) for p in first["pages"]]
-    doc = _reassemble([f for page in first["pages"] for f in page["fragments"]])
+    doc = reassemble([f for page in first["pages"] for f in page["fragments"]])
     reassembled = json.dumps({"segments": doc["segments"]}, ensure_ascii=False, separators=(",", ":")).encode()
     totals = [r["total_ms"] for r in reads]
     raw = statistics.median(raw_ms)
