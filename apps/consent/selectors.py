@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 
 from django.core.exceptions import EmptyResultSet
@@ -10,6 +14,9 @@ from django.db.models import F, QuerySet
 
 from apps.consent.models import AccessEvent, Connection, FactShare
 from apps.memory.models import Category, Certainty, Fact, FactStatus
+
+# What an assistant is shown of a fact, plus its version (SPEC M-2): the columns of a window read.
+WINDOW_FIELDS = ("id", "category", "label", "value", "version", "updated_at")
 
 
 def connection_categories(connection: Connection) -> list[str]:
@@ -60,11 +67,9 @@ def visible_fact_values(*, connection: Connection, fields: tuple[str, ...]) -> l
     if prepared is None:
         return list(visible_facts(connection=connection).values_list(*fields))
     sql, params, converters = prepared
-    values = {_OWNER: connection.user_id, _CONNECTION: connection.pk}
-    values.update(zip(_category_stand_ins(len(categories)), categories, strict=True))
     db = connections[database]
     with db.cursor() as cursor:
-        cursor.execute(sql, [values.get(param, param) if isinstance(param, int | str) else param for param in params])
+        cursor.execute(sql, _bind(params, connection, categories))
         rows = cursor.fetchall()
     if not converters:
         return [tuple(row) for row in rows]
@@ -86,10 +91,20 @@ def _category_stand_ins(count: int) -> list[str]:
     return [f"\x00visible-category-{index}" for index in range(count)]
 
 
+def _bind(params: tuple, connection: Connection, categories: list[str]) -> list:
+    """The compiled statement's parameters with the connection's own values in place of the stand-ins."""
+    values = {_OWNER: connection.user_id, _CONNECTION: connection.pk}
+    values.update(zip(_category_stand_ins(len(categories)), categories, strict=True))
+    return [values.get(param, param) if isinstance(param, int | str) else param for param in params]
+
+
 @lru_cache(maxsize=64)
-def _prepared(database: str, category_count: int, fields: tuple[str, ...]):
+def _prepared(database: str, category_count: int, fields: tuple[str, ...], ordered: bool = True):
     stand_ins = _category_stand_ins(category_count)
-    queryset = _visible(_OWNER, stand_ins, _CONNECTION).using(database).values_list(*fields)
+    queryset = _visible(_OWNER, stand_ins, _CONNECTION).using(database)
+    if not ordered:
+        queryset = queryset.order_by()
+    queryset = queryset.values_list(*fields)
     compiler = queryset.query.get_compiler(database)
     try:
         sql, params = compiler.as_sql()
@@ -101,6 +116,162 @@ def _prepared(database: str, category_count: int, fields: tuple[str, ...]):
         return None
     converters = compiler.get_converters([column for column, _, _ in compiler.select])
     return sql, tuple(params), converters
+
+
+# --- The visible set as one call needs it: digests per category and a window of facts -----------
+
+
+@dataclass(frozen=True)
+class CategoryDigest:
+    """The visible facts of one category, summed up (SPEC M-4, M-5).
+
+    ``fingerprint`` is 16 lowercase hex: the XOR, over the category's visible
+    facts, of a 64-bit hash of each fact's (id, version, updated_at). XOR
+    does not depend on the order the rows are read in, so the database sums
+    them up without sorting.
+    """
+
+    category: str
+    count: int
+    fingerprint: str
+    latest: datetime
+
+
+@dataclass(frozen=True)
+class VisibleSetRead:
+    """What one read of the visible set returns (SPEC C-1).
+
+    ``categories``: one digest per category that has visible facts, by
+    category code. ``rows``: ``WINDOW_FIELDS`` of the facts asked for —
+    a window in id order, or the visible ones among given ids — by id.
+    """
+
+    categories: tuple[CategoryDigest, ...]
+    rows: tuple[tuple, ...]
+
+    @property
+    def count(self) -> int:
+        return sum(digest.count for digest in self.categories)
+
+    @property
+    def latest(self) -> datetime | None:
+        return max((digest.latest for digest in self.categories), default=None)
+
+
+EMPTY_READ = VisibleSetRead(categories=(), rows=())
+
+
+def visible_set_read(
+    *, connection: Connection, offset: int = 0, limit: int = 0, ids: Sequence[int] | None = None
+) -> VisibleSetRead:
+    """The category digests of the whole visible set and some of its facts, in ONE statement.
+
+    The facts are the ``limit`` visible facts from ``offset`` on in id order,
+    or — when ``ids`` is given — the visible facts among ``ids``. On
+    PostgreSQL everything that grows with the set (count, digests, latest
+    change, the window's LIMIT/OFFSET) is computed by the database, so the
+    Python work is the window's size; elsewhere (SQLite, local development)
+    the same values are computed here from the whole set.
+    """
+    if connection.revoked_at is not None:
+        return EMPTY_READ
+    categories = connection_categories(connection)
+    if not categories:
+        return EMPTY_READ
+    database = router.db_for_read(Fact)
+    statement = _set_statement(database, len(categories), ids is not None) if _in_database(database) else None
+    if statement is None:
+        rows = visible_fact_values(connection=connection, fields=WINDOW_FIELDS)
+        return visible_set_of(rows, offset=offset, limit=limit, ids=ids)
+    sql, params = statement
+    window = [sorted(set(ids))] if ids is not None else [limit, offset]
+    with connections[database].cursor() as cursor:
+        cursor.execute(sql, [*_bind(params, connection, categories), *window])
+        result = cursor.fetchall()
+    # A row with no id is a category's digest; the others are the facts asked for.
+    digests = tuple(sorted(
+        (CategoryDigest(category=code, count=count, fingerprint=f"{folded & _MASK64:016x}", latest=moment)
+         for fid, code, count, folded, moment, _, _, _ in result if fid is None),
+        key=lambda digest: digest.category,
+    ))
+    rows = sorted(
+        (fid, code, label, value, version, moment)
+        for fid, code, _, _, moment, label, value, version in result if fid is not None
+    )
+    return VisibleSetRead(categories=digests, rows=tuple(rows))
+
+
+_MASK64 = 2**64 - 1
+
+
+def _in_database(database: str) -> bool:
+    db = connections[database]
+    return db.vendor == "postgresql" and db.pg_version >= 140000  # bit_xor() is PostgreSQL 14+
+
+
+# A fact's 64-bit hash: PostgreSQL's own seeded hash functions (those of hash partitioning:
+# deterministic across sessions and platforms) chained over updated_at (the epoch as a double,
+# which keeps every microsecond apart until 2106), version and id.
+_FACT_HASH = ('hashint8extended(v."id", hashint8extended(v."version", '
+              "hashfloat8extended(date_part('epoch', v.\"updated_at\"), 1)))")
+
+
+@lru_cache(maxsize=64)
+def _set_statement(database: str, category_count: int, by_ids: bool) -> tuple[str, tuple] | None:
+    """The PostgreSQL statement of ``visible_set_read``, both parts compiled from ``_visible``.
+
+    Its parameters are the compiled ones (stand-ins to bind), then either
+    ``limit, offset`` or the id array.
+    """
+    narrow = _prepared(database, category_count, ("id", "category", "version", "updated_at"), False)
+    wide = _prepared(database, category_count, WINDOW_FIELDS, True)
+    if narrow is None or wide is None or narrow[2] or wide[2]:  # converters: not a plain PostgreSQL read
+        return None
+    tail = 'WHERE w."id" = ANY(%s)' if by_ids else "LIMIT %s OFFSET %s"
+    # Per category one row without an id (count, folded hashes, latest change), then the facts asked
+    # for; each value is sent once, so reading the result costs what the window holds.
+    sql = (
+        'SELECT NULL AS "id", v."category", count(*), '
+        f'bit_xor({_FACT_HASH}), max(v."updated_at"), NULL, NULL, NULL '
+        f'FROM ({narrow[0]}) v GROUP BY v."category" '
+        "UNION ALL "
+        '(SELECT w."id", w."category", NULL, NULL, w."updated_at", w."label", w."value", w."version" '
+        f"FROM ({wide[0]}) w {tail})"
+    )
+    return sql, (*narrow[1], *wide[1])
+
+
+def visible_set_of(rows: Sequence[tuple], *, offset: int = 0, limit: int = 0,
+                   ids: Sequence[int] | None = None) -> VisibleSetRead:
+    """``visible_set_read`` computed here from the whole set's ``WINDOW_FIELDS`` rows.
+
+    A fact's 64-bit hash is the first 8 bytes of the SHA-256 of
+    ``"<id>:<version>:<updated_at in microseconds since the epoch>"`` (not the
+    database's function, so versions differ between databases, never within one).
+    """
+    ordered = sorted(rows, key=lambda row: row[0])
+    groups: dict[str, tuple[int, int, datetime]] = {}
+    for fid, category, _label, _value, version, updated_at in ordered:
+        digest = hashlib.sha256(f"{fid}:{version}:{_microseconds(updated_at)}".encode()).digest()
+        count, xor, latest = groups.get(category, (0, 0, updated_at))
+        groups[category] = (count + 1, xor ^ int.from_bytes(digest[:8], "big"), max(latest, updated_at))
+    digests = tuple(
+        CategoryDigest(category=code, count=count, fingerprint=f"{xor:016x}", latest=latest)
+        for code, (count, xor, latest) in sorted(groups.items())
+    )
+    if ids is not None:
+        wanted = set(ids)
+        window = [row for row in ordered if row[0] in wanted]
+    else:
+        window = ordered[offset : offset + limit]
+    return VisibleSetRead(categories=digests, rows=tuple(tuple(row) for row in window))
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def _microseconds(moment: datetime) -> int:
+    return (moment - _EPOCH) // timedelta(microseconds=1)
 
 
 def shareable_facts(*, connection: Connection) -> QuerySet[Fact]:

@@ -1,9 +1,11 @@
 """Thin handlers of the read path: tools and resources (SPEC M-2, M-3, M-7).
 
-Each reads the visible set once (``profile_snapshot``) and shapes the answer
-in ``profile``. It returns the answer with the facts (id, version) it carries,
-which ``dispatch`` records (SPEC M-11). Arguments arrive already validated
-against the catalog's schema. Failures are ``ToolError`` values.
+Each reads the visible set once (``profile_snapshot``: one statement that
+returns the whole set's version and counts and only the page it shows) and
+shapes the answer in ``profile``. It returns the answer with the facts (id,
+version) it carries, which ``dispatch`` records (SPEC M-11). Arguments arrive
+already validated against the catalog's schema. Failures are ``ToolError``
+values.
 """
 
 from __future__ import annotations
@@ -43,8 +45,8 @@ def get_user_context(grant, arguments: dict[str, Any]) -> Answer:
 
 
 def read_user_context_page(grant, arguments: dict[str, Any]) -> Answer:
-    snapshot = profile_snapshot(connection=grant.connection)
-    return _answer(snapshot, _checked_page(snapshot, offset=arguments["offset"], version=arguments["version"]))
+    snapshot = profile_snapshot(connection=grant.connection, offset=arguments["offset"])
+    return _answer(snapshot, _checked_page(snapshot, version=arguments["version"]))
 
 
 def read_resource(grant, uri: str) -> Answer:
@@ -55,25 +57,25 @@ def read_resource(grant, uri: str) -> Answer:
     match = _PAGE_URI.fullmatch(uri)
     if match is None:
         raise ToolError(NOT_FOUND, f"no resource at {uri[:200]!r}; read {SUMMARY_URI} or a next_uri it gave")
-    snapshot = profile_snapshot(connection=grant.connection)
-    result = _checked_page(snapshot, offset=int(match["offset"]), version=match["version"])
+    snapshot = profile_snapshot(connection=grant.connection, offset=int(match["offset"]))
+    result = _checked_page(snapshot, version=match["version"])
     return _answer(snapshot, result, event=PAGE_EVENT)
 
 
-def _checked_page(snapshot: ProfileSnapshot, *, offset: int, version: str) -> dict[str, Any]:
-    """SPEC M-7: a page only of the set the client was told about."""
+def _checked_page(snapshot: ProfileSnapshot, *, version: str) -> dict[str, Any]:
+    """SPEC M-7: a page only of the set the client was told about, from the snapshot's offset."""
     if version != snapshot.version:
         raise ToolError(
             VERSION_CONFLICT,
             "the shared facts changed since this version was issued; call get_user_context again "
             "and page with the version it returns",
         )
-    if offset > len(snapshot.facts):
-        raise ToolError(INVALID_ARGUMENT, f"field 'offset' is too large: at most {len(snapshot.facts)} for this version")
-    return page(snapshot, offset)
+    if snapshot.offset > snapshot.fact_count:
+        raise ToolError(INVALID_ARGUMENT,
+                        f"field 'offset' is too large: at most {snapshot.fact_count} for this version")
+    return page(snapshot)
 
 
 def _answer(snapshot: ProfileSnapshot, result: dict[str, Any], *, event: str = "") -> Answer:
-    start = result["offset"]
-    carried = snapshot.facts[start : start + len(result["facts"])]
+    carried = snapshot.facts[: len(result["facts"])]  # the page is the leading facts read
     return Answer(payload=result, sent=tuple((fact.id, fact.version) for fact in carried), event=event)

@@ -1,18 +1,26 @@
 """What an assistant reads: the visible fact set, its version, summary and pages.
 
-SPEC M-3 … M-7, C-8. Everything here is computed from ONE query — the
-visibility selector of SPEC C-1 — so the cost of a call does not grow in
-queries with the number of facts. The functions below that take a
+SPEC M-3 … M-7, C-8. A call reads the visible set once — ONE statement of
+``consent.selectors.visible_set_read``, compiled from the visibility rule of
+SPEC C-1 — which returns the per-category digests of the whole set and only
+the facts the call shows (a window of at most ``PAGE_MAX_FACTS`` from an
+offset, or the facts a search matched). On PostgreSQL the database does the
+part that grows with the set, so a call's Python work is the size of one page,
+whatever the size of the profile. The functions below that take a
 ``ProfileSnapshot`` are pure.
 
 Decisions (also in docs/mcp.md):
 
 - ``version`` is the SHA-256 (64 lowercase hex) of the canonical JSON of the
-  whole visible set: a list, ordered by fact id, of objects with the keys
-  ``category``, ``id`` (string), ``label``, ``updated_at``, ``value`` and
-  ``version`` (the fact's integer version); keys sorted, separators ``,`` and
-  ``:``, no ASCII escaping, UTF-8. Everything an assistant is shown about a
-  fact is in it, so any change to what is visible changes the version.
+  visible set's digest: a list, ordered by category code, of objects with the
+  keys ``category``, ``count`` and ``fingerprint`` — per category with
+  visible facts, their number and the XOR of a 64-bit hash of each fact's
+  (id, version, updated_at) (``consent.selectors.CategoryDigest``); keys
+  sorted, separators ``,`` and ``:``, UTF-8. A fact's ``version`` moves with
+  every change of its category, label or value (SPEC C-2) and ``updated_at``
+  with every save of it, so any change to what is visible — a fact coming or
+  going, any field an assistant is shown — changes the version, and the same
+  set gives the same version in any order.
 - ``summary`` holds only counts per category of the visible facts and a
   fixed sentence on how to page; it never reads anything else (SPEC M-5).
 - A page holds at most ``PAGE_MAX_FACTS`` facts and its compact UTF-8 JSON is
@@ -24,12 +32,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from apps.consent.models import Connection
-from apps.consent.selectors import visible_fact_values
+from apps.consent.selectors import CategoryDigest, VisibleSetRead, visible_set_of, visible_set_read
 from apps.memory.models import Category
 
 PAGE_MAX_FACTS = 50  # SPEC M-6
@@ -50,8 +59,12 @@ def canonical_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
+# The same bytes as ``canonical_json`` but for the order of keys, which a size does not depend on.
+_SIZER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+
+
 def json_size(value: Any) -> int:
-    return len(canonical_json(value).encode("utf-8"))
+    return len(_SIZER.encode(value).encode("utf-8"))
 
 
 def _timestamp(moment: datetime) -> str:
@@ -77,33 +90,61 @@ class VisibleFact:
             "updated_at": self.updated_at,
         }
 
-    def canonical(self) -> dict[str, Any]:
-        return {**self.public(), "version": self.version}
-
 
 @dataclass(frozen=True)
 class ProfileSnapshot:
-    facts: tuple[VisibleFact, ...]
+    """The visible set as one call sees it.
+
+    ``fact_count``, ``categories`` (count per category, in the order of SPEC
+    D-2), ``version`` and ``updated_at`` describe the whole set; ``facts`` are
+    only those the call read: at most ``PAGE_MAX_FACTS`` from ``offset`` on in
+    id order, or the visible ones among the ids a search asked for.
+    """
+
     version: str
     updated_at: str | None
+    fact_count: int
+    categories: tuple[tuple[str, int], ...]
+    offset: int
+    facts: tuple[VisibleFact, ...]
 
 
-def profile_snapshot(*, connection: Connection) -> ProfileSnapshot:
-    """The connection's visible facts right now, read with a single query (SPEC C-1)."""
-    rows = visible_fact_values(connection=connection, fields=("id", "category", "label", "value", "version", "updated_at"))
+def profile_snapshot(*, connection: Connection, offset: int = 0, ids: Sequence[int] | None = None) -> ProfileSnapshot:
+    """The connection's visible set right now, read with a single statement (SPEC C-1)."""
+    read = visible_set_read(connection=connection, offset=offset, limit=PAGE_MAX_FACTS, ids=ids)
+    return _snapshot(read, offset)
+
+
+def snapshot_of(facts: Sequence[VisibleFact], *, offset: int = 0) -> ProfileSnapshot:
+    """``profile_snapshot`` of a whole set given here, from ``offset`` on (no database)."""
+    rows = [(fact.id, fact.category, fact.label, fact.value, fact.version,
+             datetime.fromisoformat(fact.updated_at)) for fact in facts]
+    return _snapshot(visible_set_of(rows, offset=offset, limit=PAGE_MAX_FACTS), offset)
+
+
+def _snapshot(read: VisibleSetRead, offset: int) -> ProfileSnapshot:
     facts = tuple(
         VisibleFact(id=fid, category=category, label=label, value=value, version=version,
                     updated_at=_timestamp(updated_at))
-        for fid, category, label, value, version, updated_at in rows
+        for fid, category, label, value, version, updated_at in read.rows
     )
-    return snapshot_of(facts)
+    counts = {digest.category: digest.count for digest in read.categories}
+    latest = read.latest
+    return ProfileSnapshot(
+        version=profile_version(read.categories),
+        updated_at=None if latest is None else _timestamp(latest),
+        fact_count=read.count,
+        categories=tuple((code, counts[code]) for code in Category.values if code in counts),
+        offset=offset,
+        facts=facts,
+    )
 
 
-def snapshot_of(facts: tuple[VisibleFact, ...]) -> ProfileSnapshot:
-    ordered = tuple(sorted(facts, key=lambda fact: fact.id))
-    digest = hashlib.sha256(canonical_json([fact.canonical() for fact in ordered]).encode("utf-8")).hexdigest()
-    latest = max((fact.updated_at for fact in ordered), default=None)  # ISO UTC strings sort by time
-    return ProfileSnapshot(facts=ordered, version=digest, updated_at=latest)
+def profile_version(categories: Sequence[CategoryDigest]) -> str:
+    """SPEC M-4: the version of the visible set whose per-category digests these are."""
+    document = [{"category": digest.category, "count": digest.count, "fingerprint": digest.fingerprint}
+                for digest in sorted(categories, key=lambda digest: digest.category)]
+    return hashlib.sha256(canonical_json(document).encode("utf-8")).hexdigest()
 
 
 def page_uri(version: str, offset: int) -> str:
@@ -112,11 +153,8 @@ def page_uri(version: str, offset: int) -> str:
 
 def summarize(snapshot: ProfileSnapshot) -> dict[str, Any]:
     """Counts per category of the visible facts, nothing else (SPEC M-5)."""
-    counts: dict[str, int] = {}
-    for fact in snapshot.facts:
-        counts[fact.category] = counts.get(fact.category, 0) + 1
-    categories = [{"category": code, "count": counts[code]} for code in Category.values if code in counts]
-    total = len(snapshot.facts)
+    categories = [{"category": code, "count": count} for code, count in snapshot.categories]
+    total = snapshot.fact_count
     listing = ", ".join(f"{entry['category']} {entry['count']}" for entry in categories)
     text = f"{total} fact{'s' if total != 1 else ''} shared with you" + (f" ({listing})." if listing else ".")
     return {"fact_count": total, "categories": categories, "text": f"{text} {_PAGING_HINT}"}
@@ -124,16 +162,16 @@ def summarize(snapshot: ProfileSnapshot) -> dict[str, Any]:
 
 def overview(snapshot: ProfileSnapshot) -> dict[str, Any]:
     """``get_user_context`` and ``lifeos://profile/summary``: summary plus the first page."""
-    return _page(snapshot, 0, summary=summarize(snapshot))
+    return _page(snapshot, summary=summarize(snapshot))
 
 
-def page(snapshot: ProfileSnapshot, offset: int) -> dict[str, Any]:
-    """One page from ``offset``; the caller has checked the version and the offset."""
-    return _page(snapshot, offset, summary=None)
+def page(snapshot: ProfileSnapshot) -> dict[str, Any]:
+    """The page from the snapshot's offset; the caller has checked the version and the offset."""
+    return _page(snapshot, summary=None)
 
 
-def _page(snapshot: ProfileSnapshot, offset: int, *, summary: dict[str, Any] | None) -> dict[str, Any]:
-    total = len(snapshot.facts)
+def _page(snapshot: ProfileSnapshot, *, summary: dict[str, Any] | None) -> dict[str, Any]:
+    total, offset = snapshot.fact_count, snapshot.offset
 
     def envelope(facts: list[dict[str, str]], next_offset: int | None) -> dict[str, Any]:
         body: dict[str, Any] = {} if summary is None else {"summary": summary}
@@ -152,27 +190,32 @@ def _page(snapshot: ProfileSnapshot, offset: int, *, summary: dict[str, Any] | N
     # and no next_offset can be larger than the number of facts.
     worst = envelope([], total)
     worst["has_more"] = False
-    taken = fit(worst, snapshot.facts[offset : offset + PAGE_MAX_FACTS])
+    taken = fit(worst, snapshot.facts[:PAGE_MAX_FACTS])
     end = offset + len(taken)
     return envelope(taken, end if end < total else None)
 
 
-def fit(worst_envelope: dict[str, Any], candidates) -> list[dict[str, str]]:
+def fit(worst_envelope: dict[str, Any], candidates: Sequence[VisibleFact]) -> list[dict[str, str]]:
     """The leading ``candidates`` (as shown to assistants) that fit into one result with the envelope.
 
     ``worst_envelope`` is the result without facts at its largest, so what
-    fits here fits in the final result (SPEC M-6).
+    fits here fits in the final result (SPEC M-6). The facts add to it their
+    own sizes and a comma between each two — exactly the size of their JSON
+    list less its brackets, so when the whole list fits (the usual case) one
+    measurement decides; otherwise facts are measured one by one.
     """
     budget = RESULT_MAX_BYTES - json_size(worst_envelope)
+    shown = [fact.public() for fact in candidates]
+    if json_size(shown) - 2 <= budget:
+        return shown
     taken: list[dict[str, str]] = []
     used = 0
-    for fact in candidates:
-        public = fact.public()
+    for public in shown:
         cost = json_size(public) + (1 if taken else 0)  # the comma between facts
         if used + cost > budget:
             break
         taken.append(public)
         used += cost
-    if candidates and not taken:  # cannot happen with the field limits of SPEC D-1
+    if not taken:  # cannot happen with the field limits of SPEC D-1
         raise RuntimeError("a single fact does not fit into one result")
     return taken

@@ -6,7 +6,10 @@ It matches only the label and value of facts in ``visible_facts(connection)``
 and facts that are archived, unshared, changed since shared or sensitive can
 never decide a match nor be returned. Two queries, whatever the number of
 facts: the ranked ids (one statement, candidates confirmed against the source
-rows inside it), then the facts themselves, re-checked against the rule.
+rows inside it: ``search_visible_matches``), then the facts themselves,
+re-checked against the rule. A caller that reads the facts its own way (the
+MCP tool reads them together with the version of the visible set) takes the
+ranked ids alone.
 """
 
 from __future__ import annotations
@@ -55,6 +58,17 @@ class SearchPage:
     window_exhausted: bool
 
 
+@dataclass(frozen=True)
+class SearchMatches:
+    """The ranked ids of one page of matches, best first; the paging fields as in ``SearchPage``."""
+
+    ids: tuple[int, ...]
+    offset: int
+    next_offset: int | None
+    has_more: bool
+    window_exhausted: bool
+
+
 def _check(query: str, offset: int, limit: int) -> None:
     if not isinstance(query, str):
         raise SearchError("invalid_argument", "query must be a string", "query")
@@ -75,6 +89,25 @@ def search_visible_facts(*, connection: Connection, query: str, offset: int, lim
     characters or without any term, an offset outside 0 … 10,000, or a limit
     outside 1 … 10. The window is the first 10,000 matches in rank order.
     """
+    matches = search_visible_matches(connection=connection, query=query, offset=offset, limit=limit)
+    ids = matches.ids
+    found = visible_facts(connection=connection).filter(pk__in=ids).in_bulk() if ids else {}
+    return SearchPage(
+        facts=[found[pk] for pk in ids if pk in found],
+        offset=matches.offset,
+        next_offset=matches.next_offset,
+        has_more=matches.has_more,
+        window_exhausted=matches.window_exhausted,
+    )
+
+
+def search_visible_matches(*, connection: Connection, query: str, offset: int, limit: int) -> SearchMatches:
+    """The ids of the facts ``search_visible_facts`` returns, in rank order, by one statement.
+
+    The same checks, errors and window. The ids were visible when the
+    statement ran; whoever reads the facts reads them through the visibility
+    rule again.
+    """
     _check(query, offset, limit)
     visible = visible_facts(connection=connection)
     indexed_type(USER_PROFILE)  # the declaration must be loaded: no silent empty search
@@ -88,12 +121,9 @@ def search_visible_facts(*, connection: Connection, query: str, offset: int, lim
         limit=take + 1,
     )
     more = len(hits) > take
-    ids = [hit.record_id for hit in hits[:take]]
-    found = visible.filter(pk__in=ids).in_bulk() if ids else {}
-    facts = [found[pk] for pk in ids if pk in found]
     exhausted = more and offset + take >= OFFSET_MAX
-    return SearchPage(
-        facts=facts,
+    return SearchMatches(
+        ids=tuple(hit.record_id for hit in hits[:take]),
         offset=offset,
         next_offset=offset + take if more and not exhausted else None,
         has_more=more,

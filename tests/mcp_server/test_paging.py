@@ -7,9 +7,11 @@ import json
 import pytest
 from mcp.shared.exceptions import MCPError
 
+from apps.consent.services import connection_narrow
 from apps.memory.models import Category
-from apps.memory.services import fact_update
+from apps.memory.services import fact_archive, fact_update
 from tests.mcp_server.conftest import make_fact, share
+from tests.mcp_server.rpc import call, post, tool_result
 
 RESULT_MAX_BYTES = 16_384
 
@@ -100,3 +102,45 @@ def test_offset_past_the_end(mcp, large_profile):
                                          "message": "field 'offset' is too large: at most 60 for this version"}
     last = client.call("read_user_context_page", {"offset": 60, "version": version}).structured_content
     assert (last["facts"], last["has_more"]) == ([], False)
+
+
+def _page(token, offset, version):
+    return tool_result(post(call("read_user_context_page", {"offset": offset, "version": version}), token))
+
+
+# SPEC M-7, C-5, C-2: removing a share, narrowing the categories, archiving or touching a fact
+# changes the visible set's version: a page of the old version is a version_conflict.
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda connection, facts: share(connection, facts[1:]),
+        lambda connection, facts: connection_narrow(connection=connection, categories=set(Category.shareable()[1:])),
+        lambda connection, facts: fact_archive(fact=facts[0]),
+        lambda connection, facts: fact_update(fact=facts[-1], evidence="Said so again"),
+    ],
+    ids=["unshared", "narrowed", "archived", "evidence"],
+)
+def test_any_change_of_the_set_is_a_version_conflict(large_profile, change):
+    connection, facts, token = large_profile
+    first = tool_result(post(call("get_user_context"), token))
+    change(connection, facts)
+    assert _page(token, first["next_offset"], first["version"])["code"] == "version_conflict"
+
+
+# SPEC M-7: the same set keeps its version, so paging goes on; a later page is the same whatever was read before.
+def test_same_set_keeps_paging(large_profile):
+    connection, facts, token = large_profile
+    first = tool_result(post(call("get_user_context"), token))
+    share(connection, facts)  # the same shares again
+    second = _page(token, first["next_offset"], first["version"])
+    assert second["version"] == first["version"] and second["offset"] == first["next_offset"]
+    assert second["facts"][0]["id"] == str(facts[first["next_offset"]].id)
+    assert _page(token, first["next_offset"], first["version"]) == second
+
+
+# SPEC M-7, M-8: the version is checked before the offset.
+def test_stale_version_wins_over_a_large_offset(large_profile):
+    connection, facts, token = large_profile
+    version = tool_result(post(call("get_user_context"), token))["version"]
+    share(connection, facts[:10])
+    assert _page(token, 61, version)["code"] == "version_conflict"

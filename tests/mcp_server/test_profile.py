@@ -5,16 +5,20 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import replace
+from datetime import UTC, datetime
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from apps.consent.selectors import visible_facts
 from apps.consent.services import connection_narrow
 from apps.mcp_server.profile import (
     PAGE_MAX_FACTS,
     RESULT_MAX_BYTES,
     VisibleFact,
+    fit,
+    json_size,
     overview,
     page,
     profile_snapshot,
@@ -22,6 +26,7 @@ from apps.mcp_server.profile import (
     summarize,
 )
 from apps.memory.services import fact_update
+from tests.consent.factories import make_connection
 from tests.mcp_server.conftest import make_fact, share
 
 
@@ -35,73 +40,99 @@ def size(payload: dict) -> int:
     return len(json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode("utf-8"))
 
 
-def walk(snapshot) -> list[dict]:
+def walk(facts) -> list[dict]:
     """Every page from the overview on, as a client following next_offset would."""
-    pages = [overview(snapshot)]
+    pages = [overview(snapshot_of(facts))]
     while pages[-1]["has_more"]:
-        pages.append(page(snapshot, pages[-1]["next_offset"]))
+        pages.append(page(snapshot_of(facts, offset=pages[-1]["next_offset"])))
     return pages
 
 
-# SPEC M-4: 64 hex, the documented canonical form of the whole visible set.
-def test_version_is_sha256_of_canonical_json():
-    facts = (fact(2, label="咖啡"), fact(1))
-    expected_document = [
-        {"category": "basic", "id": "1", "label": "L1", "updated_at": "2026-06-01T09:00:00Z", "value": "V1",
-         "version": 1},
-        {"category": "basic", "id": "2", "label": "咖啡", "updated_at": "2026-06-01T09:00:00Z", "value": "V2",
-         "version": 1},
+def fingerprint(facts) -> str:
+    """The documented per-category fingerprint outside PostgreSQL: XOR of 64-bit SHA-256 prefixes."""
+    xor = 0
+    for f in facts:
+        micros = int(datetime.fromisoformat(f.updated_at).timestamp()) * 1_000_000
+        xor ^= int.from_bytes(hashlib.sha256(f"{f.id}:{f.version}:{micros}".encode()).digest()[:8], "big")
+    return f"{xor:016x}"
+
+
+# SPEC M-4: 64 hex, the SHA-256 of the documented canonical digest of the whole visible set.
+def test_version_is_sha256_of_the_canonical_digest():
+    facts = (fact(3, category="goals"), fact(2, label="咖啡"), fact(1))
+    document = [
+        {"category": "basic", "count": 2, "fingerprint": fingerprint(facts[1:])},
+        {"category": "goals", "count": 1, "fingerprint": fingerprint(facts[:1])},
     ]
-    canonical = json.dumps(expected_document, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    canonical = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     version = snapshot_of(facts).version
     assert version == hashlib.sha256(canonical.encode("utf-8")).hexdigest()
     assert len(version) == 64 and version == version.lower()
 
 
-# SPEC M-4: the same set gives the same version, whatever order it was read in.
+# SPEC M-4: the same set gives the same version, whatever order it was read in and wherever the page starts.
 def test_version_is_deterministic():
     facts = tuple(fact(i) for i in range(1, 6))
-    assert snapshot_of(facts).version == snapshot_of(tuple(reversed(facts))).version
+    versions = {snapshot_of(facts).version, snapshot_of(tuple(reversed(facts))).version,
+                snapshot_of(facts, offset=3).version}
+    assert len(versions) == 1
 
 
-# SPEC M-4: any change to what is visible changes the version.
+# SPEC M-4, C-2: what identifies a fact's state — id, version (moved by every change of category, label
+# or value), updated_at (moved by every save), category — changes the version.
 @pytest.mark.parametrize(
     "change",
     [
-        {"label": "L1 "},
-        {"value": "v1"},
         {"category": "goals"},
         {"updated_at": "2026-06-01T09:00:01Z"},
         {"version": 2},
+        {"version": 2, "value": "v1"},
         {"id": 9},
     ],
 )
-def test_version_changes_with_any_visible_field(change):
+def test_version_changes_with_the_state_of_any_fact(change):
     facts = (fact(1), fact(2))
     changed = (replace(facts[0], **change), facts[1])
     assert snapshot_of(changed).version != snapshot_of(facts).version
 
 
 def test_version_changes_when_a_fact_comes_or_goes():
-    facts = (fact(1), fact(2))
-    versions = {snapshot_of(facts).version, snapshot_of(facts[:1]).version, snapshot_of(()).version}
-    assert len(versions) == 3
+    facts = (fact(1), fact(2), fact(3, category="goals"))
+    subsets = [facts, facts[:2], facts[:1], facts[1:], facts[2:], (fact(1), fact(3)), ()]
+    assert len({snapshot_of(subset).version for subset in subsets}) == len(subsets)
 
 
-# SPEC M-4 through the database: sharing, editing and narrowing change it; the same set gives it back.
+# SPEC M-4, M-7, C-2, C-8 through the database: sharing, unsharing, editing (content and not),
+# narrowing change it; the same set gives it back.
 @pytest.mark.django_db
 def test_version_follows_the_visible_set(user, connect):
     connection = connect()
     first, second = make_fact(user, 1), make_fact(user, 2, category="goals")
     share(connection, [first])
     only_first = profile_snapshot(connection=connection).version
+    assert profile_snapshot(connection=connection).version == only_first
     share(connection, [first, second])
     both = profile_snapshot(connection=connection).version
     assert both != only_first
+    other = make_connection(user)  # another assistant, the same set
+    share(other, [first, second])
+    assert profile_snapshot(connection=other).version == both
     connection = connection_narrow(connection=connection, categories={"basic"})
     assert profile_snapshot(connection=connection).version == only_first
-    fact_update(fact=first, label="Renamed")
+    share(connection, [])
+    assert profile_snapshot(connection=connection).version not in (only_first, both)
+    share(connection, [first])
+    assert profile_snapshot(connection=connection).version == only_first
+
+    renamed = fact_update(fact=first, value="Changed value")  # SPEC C-2: unshared until confirmed again
     assert profile_snapshot(connection=connection).version != only_first
+    share(connection, [renamed])
+    reshared = profile_snapshot(connection=connection)
+    assert reshared.version != only_first
+    assert [(f.id, f.value) for f in reshared.facts] == [(first.id, "Changed value")]
+
+    fact_update(fact=renamed, evidence="Said so again")  # no new version, but updated_at moves
+    assert profile_snapshot(connection=connection).version != reshared.version
 
 
 # SPEC M-5: the summary is counts of the visible facts per category, nothing of their content.
@@ -114,14 +145,23 @@ def test_summary_only_counts_visible_facts():
     assert summarize(snapshot_of(()))["fact_count"] == 0
 
 
+# SPEC M-5: categories in the order of SPEC D-2, whatever order their codes sort in.
+def test_summary_lists_categories_in_product_order():
+    facts = (fact(1, category="work_study"), fact(2, category="preferences"), fact(3, category="basic"))
+    assert [entry["category"] for entry in summarize(snapshot_of(facts))["categories"]] == [
+        "basic", "preferences", "work_study"]
+    assert summarize(snapshot_of(facts))["text"].startswith("3 facts shared with you (basic 1, preferences 1, ")
+
+
 # SPEC M-6: at most 50 facts per result; the rest is announced, not dropped.
 def test_fifty_fact_limit():
-    snapshot = snapshot_of(tuple(fact(i) for i in range(1, 61)))
+    facts = tuple(fact(i) for i in range(1, 61))
+    snapshot = snapshot_of(facts)
     first = overview(snapshot)
     assert len(first["facts"]) == PAGE_MAX_FACTS
     assert (first["has_more"], first["next_offset"]) == (True, 50)
     assert first["next_uri"] == f"lifeos://profile/page/{snapshot.version}/50"
-    rest = page(snapshot, 50)
+    rest = page(snapshot_of(facts, offset=50))
     assert [f["id"] for f in rest["facts"]] == [str(i) for i in range(51, 61)]
     assert (rest["has_more"], rest["next_offset"], rest["next_uri"]) == (False, None, None)
 
@@ -139,8 +179,7 @@ LONG_TEXT = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("C
 )
 def test_pages_fit_and_cover_everything(count, label, value):
     facts = tuple(fact(i, label=label, value=value or "x", category="work_study") for i in range(1, count + 1))
-    snapshot = snapshot_of(facts)
-    pages = walk(snapshot)
+    pages = walk(facts)
     for result in pages:
         assert size(result) <= RESULT_MAX_BYTES
         assert len(result["facts"]) <= PAGE_MAX_FACTS
@@ -150,8 +189,75 @@ def test_pages_fit_and_cover_everything(count, label, value):
 
 @pytest.mark.parametrize("text", ["\u0001" * 300, '"' * 300, "😀" * 300, "中" * 300])
 def test_worst_case_characters_fit(text):
-    snapshot = snapshot_of(tuple(fact(i, label=text[:40], value=text) for i in range(1, 80)))
-    pages = walk(snapshot)
+    pages = walk(tuple(fact(i, label=text[:40], value=text) for i in range(1, 80)))
     assert all(size(result) <= RESULT_MAX_BYTES for result in pages)
     assert sum(len(result["facts"]) for result in pages) == 79
     assert len(pages) > 2  # the byte budget, not the 50-fact limit, cut these pages
+
+
+def fit_one_by_one(worst: dict, candidates) -> list[dict]:
+    """The page cut as first written: every fact measured on its own."""
+    budget = RESULT_MAX_BYTES - size(worst)
+    taken, used = [], 0
+    for candidate in candidates:
+        cost = size(candidate.public()) + (1 if taken else 0)
+        if used + cost > budget:
+            break
+        taken.append(candidate.public())
+        used += cost
+    return taken
+
+
+# SPEC M-6: the page cut measures the whole list at once, and keeps exactly what the fact-by-fact
+# cut keeps, whatever the sizes.
+@settings(max_examples=60, deadline=None)
+@given(
+    values=st.lists(LONG_TEXT.filter(bool), min_size=0, max_size=PAGE_MAX_FACTS),
+    padding=st.integers(min_value=0, max_value=15_000),
+)
+def test_fit_keeps_what_measuring_each_fact_keeps(values, padding):
+    worst = {"padding": "p" * padding, "facts": []}
+    candidates = [fact(i, value=value) for i, value in enumerate(values, start=1)]
+    assert fit(worst, candidates) == fit_one_by_one(worst, candidates)
+
+
+# SPEC M-6 at the edge: a result of exactly 16,384 bytes is kept whole; one byte more drops a fact.
+@pytest.mark.parametrize("extra,kept", [(0, 5), (1, 4)])
+def test_fit_at_the_byte_budget_edge(extra, kept):
+    candidates = [fact(i, value="v" * 100) for i in range(1, 6)]
+    facts_bytes = json_size([c.public() for c in candidates]) - 2  # the facts and the commas between them
+    worst = {"facts": [], "pad": ""}
+    worst["pad"] = "p" * (RESULT_MAX_BYTES - facts_bytes - json_size(worst) + extra)
+    taken = fit(worst, candidates)
+    assert taken == [c.public() for c in candidates[:kept]]
+    assert size({**worst, "facts": taken}) <= RESULT_MAX_BYTES
+    if kept == 5:
+        assert size({**worst, "facts": taken}) == RESULT_MAX_BYTES
+
+
+# SPEC M-6, C-1: a page read from the database at any offset is the old whole-set result's slice:
+# the same facts, counts, latest change and paging fields.
+@pytest.mark.django_db
+@pytest.mark.parametrize("offset", [0, 1, 49, 50, 117, 118])
+def test_database_page_equals_the_materialized_set(user, connect, offset):
+    connection = connect()
+    categories = ["basic", "goals", "habits"]
+    facts = [make_fact(user, i, category=categories[i % 3], value="值" * (i % 250 + 1)) for i in range(120)]
+    share(connection, facts[:-3] + [facts[-1]])  # two not shared: gaps in the ids
+    make_fact(user, 999)  # not shared at all
+    everything = tuple(
+        VisibleFact(id=row.id, category=row.category, label=row.label, value=row.value, version=row.version,
+                    updated_at=row.updated_at.astimezone(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"))
+        for row in visible_facts(connection=connection)
+    )
+    assert len(everything) == 118
+    read = profile_snapshot(connection=connection, offset=offset)
+    reference = snapshot_of(everything, offset=offset)
+    assert read.facts == reference.facts == everything[offset : offset + PAGE_MAX_FACTS]
+    assert (read.fact_count, read.categories, read.updated_at) == (
+        reference.fact_count, reference.categories, reference.updated_at)
+    ours, theirs = (overview(read), overview(reference)) if offset == 0 else (page(read), page(reference))
+    for result in (ours, theirs):
+        result.pop("version")
+        result.pop("next_uri")
+    assert ours == theirs

@@ -78,6 +78,34 @@ def test_invalid_arguments(searchable, arguments, field):
     assert result["code"] == "invalid_argument" and field in result["message"]
 
 
+# SPEC M-4, M-7: a search carries the version of the whole visible set, the overview's, and it moves
+# with the set like the overview's does.
+def test_search_version_is_the_overview_version(searchable):
+    connection, coffee, tea, token = searchable
+    overview = tool_result(post(call("get_user_context"), token))
+    assert search(token, query="coffee")["version"] == overview["version"]
+    assert search(token, query="nothing-matches-this")["version"] == overview["version"]
+    share(connection, [coffee])
+    assert search(token, query="coffee")["version"] != overview["version"]
+
+
+# SPEC M-2, C-1: matches are shown in rank order as the same read that gave the version shows them;
+# a match no longer visible by then is left out.
+def test_matches_are_read_with_the_version(searchable, monkeypatch):
+    from apps.mcp_server import search as search_module
+
+    connection, coffee, tea, token = searchable
+    unshared = make_fact(connection.user, 7, label="Coffee beans", value="Unshared coffee")
+    monkeypatch.setattr(search_module, "search_visible_matches",
+                        lambda **kwargs: _matches_of([tea, unshared, coffee]))
+    result = search(token, query="coffee")
+    assert [fact["id"] for fact in result["facts"]] == [str(tea.id), str(coffee.id)]
+    assert result["facts"][0] == {"id": str(tea.id), "category": "preferences", "label": "茶",
+                                  "value": "喜欢喝乌龙茶", "updated_at": result["facts"][0]["updated_at"]}
+    event = AccessEvent.objects.get(connection=connection)
+    assert event.facts == [[tea.id, tea.version], [coffee.id, coffee.version]]
+
+
 # SPEC M-11: the facts a search sent are recorded.
 def test_search_records_access_event(searchable):
     connection, coffee, _, token = searchable
@@ -108,11 +136,11 @@ def test_search_through_sdk(mcp, searchable):
     assert [fact["id"] for fact in result.structured_content["facts"]] == [str(coffee.id)]
 
 
-def _page_of(facts, **fields):
-    from apps.retrieval.selectors import SearchPage
+def _matches_of(facts, **fields):
+    from apps.retrieval.selectors import SearchMatches
 
     values = {"offset": 0, "next_offset": None, "has_more": False, "window_exhausted": False}
-    return SearchPage(facts=list(facts), **{**values, **fields})
+    return SearchMatches(ids=tuple(fact.id for fact in facts), **{**values, **fields})
 
 
 # SPEC S-2: when the match window is used up, the answer says so and asks to narrow the query.
@@ -120,8 +148,8 @@ def test_window_exhausted_says_narrow(searchable, monkeypatch):
     from apps.mcp_server import search as search_module
 
     _, coffee, _, token = searchable
-    page = _page_of([coffee], offset=9_999, has_more=True, window_exhausted=True)
-    monkeypatch.setattr(search_module, "search_visible_facts", lambda **kwargs: page)
+    page = _matches_of([coffee], offset=9_999, has_more=True, window_exhausted=True)
+    monkeypatch.setattr(search_module, "search_visible_matches", lambda **kwargs: page)
     result = search(token, query="coffee", offset=9_999)
     assert result["window_exhausted"] is True and result["next_offset"] is None
     assert "narrow the query" in result["message"]
@@ -136,7 +164,7 @@ def test_search_page_fits_the_byte_budget(user, connect, issue_token, monkeypatc
     connection = connect(scopes=SEARCH_SCOPES)
     heavy = [make_fact(user, i, label="\u0001" * 40, value="\u0001" * 300) for i in range(10)]
     share(connection, heavy)
-    monkeypatch.setattr(search_module, "search_visible_facts", lambda **kwargs: _page_of(heavy, offset=20))
+    monkeypatch.setattr(search_module, "search_visible_matches", lambda **kwargs: _matches_of(heavy, offset=20))
     result = search(issue_token(" ".join(SEARCH_SCOPES)), query="x", offset=20)
     kept = len(result["facts"])
     assert 0 < kept < 10

@@ -1,0 +1,155 @@
+"""SPEC C-1, M-4: the visible set read in one statement — digests of the whole set and a window of it."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.db import connection as db
+from django.test.utils import CaptureQueriesContext
+
+from apps.consent.models import FactShare
+from apps.consent.selectors import (
+    EMPTY_READ,
+    WINDOW_FIELDS,
+    visible_fact_values,
+    visible_set_of,
+    visible_set_read,
+)
+from apps.consent.services import connection_narrow, connection_revoke
+from apps.memory.models import Fact
+from apps.memory.services import fact_archive, fact_update
+from tests.consent.factories import make_connection, make_fact, share
+
+pytestmark = pytest.mark.django_db
+
+CATEGORIES = ("basic", "preferences", "goals")
+
+
+def profile(user, count: int = 12):
+    connection = make_connection(user)
+    facts = [make_fact(user, category=CATEGORIES[i % 3], label=f"Label {i}", value=f"Value {i}")
+             for i in range(count)]
+    share(connection, *facts)
+    return connection, facts
+
+
+def shape(read):
+    """Everything but the fingerprints, which differ between the database's and the Python hash."""
+    return [(d.category, d.count, d.latest) for d in read.categories], read.count, read.latest, read.rows
+
+
+def digests(connection):
+    """What the version is made of (``profile.profile_version``): category, count, fingerprint."""
+    return tuple((d.category, d.count, d.fingerprint) for d in visible_set_read(connection=connection).categories)
+
+
+# SPEC C-1: the statement's counts, latest change and window are those of the whole set read row by row.
+@pytest.mark.parametrize("offset,limit", [(0, 5), (3, 5), (10, 5), (12, 5), (40, 5), (0, 50)])
+def test_window_equals_the_materialized_set(user, offset, limit):
+    connection, facts = profile(user)
+    share(connection, *facts[:4], *facts[5:])  # a gap in the ids
+    rows = visible_fact_values(connection=connection, fields=WINDOW_FIELDS)
+    assert len(rows) == 11
+    read = visible_set_read(connection=connection, offset=offset, limit=limit)
+    assert shape(read) == shape(visible_set_of(rows, offset=offset, limit=limit))
+    assert [row[0] for row in read.rows] == [row[0] for row in rows][offset : offset + limit]
+
+
+# SPEC C-1, C-8: asked by ids, only the visible ones come back, by id; the digests stay those of the whole set.
+def test_ids_give_only_visible_facts(user, other_user):
+    connection, facts = profile(user, 6)
+    unshared = make_fact(user, label="Unshared", value="Never shown")
+    foreign = make_fact(other_user, label="Foreign", value="Never shown")
+    FactShare.objects.create(connection=connection, fact=foreign, fact_version=1, shared_at=foreign.created_at)
+    asked = [facts[4].pk, unshared.pk, foreign.pk, facts[1].pk, 10**9]
+    read = visible_set_read(connection=connection, ids=asked)
+    assert [row[0] for row in read.rows] == [facts[1].pk, facts[4].pk]
+    assert read.categories == visible_set_read(connection=connection).categories
+    assert visible_set_read(connection=connection, ids=[]).rows == ()
+
+
+# The read is one statement; on PostgreSQL it returns only the window's rows and one row per category,
+# whatever the size of the set.
+def test_one_statement_returning_only_the_window(user):
+    connection, _ = profile(user, 30)
+    returned = []
+
+    def count_rows(execute, sql, params, many, context):
+        result = execute(sql, params, many, context)
+        returned.append(context["cursor"].rowcount)
+        return result
+
+    with CaptureQueriesContext(db) as captured, db.execute_wrapper(count_rows):
+        read = visible_set_read(connection=connection, offset=7, limit=4)
+    assert len(captured.captured_queries) == 1
+    assert (read.count, len(read.rows)) == (30, 4)
+    if db.vendor == "postgresql":
+        sql = captured.captured_queries[0]["sql"]
+        assert "bit_xor" in sql and "LIMIT 4 OFFSET 7" in sql
+        assert returned == [4 + len(CATEGORIES)]
+
+
+# SPEC M-4 (through C-1): any change to what is visible changes a digest; the same set gives the same ones.
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda connection, fact: fact_update(fact=fact, sensitive=True),
+        lambda connection, fact: fact_update(fact=fact, certainty="guess"),
+        lambda connection, fact: fact_archive(fact=fact),
+        lambda connection, fact: fact_update(fact=fact, value="Changed"),  # unshared until confirmed again
+        lambda connection, fact: fact_update(fact=fact, evidence="Said so again"),  # still shown: updated_at
+        lambda connection, fact: FactShare.objects.filter(fact=fact).delete(),
+        lambda connection, fact: connection_narrow(connection=connection, categories={"preferences", "goals"}),
+    ],
+    ids=["sensitive", "guess", "archived", "content", "evidence", "unshared", "narrowed"],
+)
+def test_any_change_changes_the_digests(user, change):
+    connection, facts = profile(user, 6)
+    before = digests(connection)
+    assert digests(connection) == before
+    change(connection, facts[0])  # a "basic" fact
+    connection.refresh_from_db()
+    after = digests(connection)
+    assert after != before
+    assert [d for d in after if d[0] != "basic"] == [d for d in before if d[0] != "basic"]
+
+
+# SPEC C-2: a content edit confirmed again is a new state of the fact, not the old one.
+def test_reconfirmed_edit_differs_from_before_and_between(user):
+    connection, facts = profile(user, 3)
+    before = digests(connection)
+    edited = fact_update(fact=facts[0], label="Renamed")
+    between = digests(connection)
+    share(connection, edited, *facts[1:])
+    after = digests(connection)
+    assert len({before, between, after}) == 3
+    assert visible_set_read(connection=connection, ids=[edited.pk]).rows[0][2] == "Renamed"
+
+
+# SPEC M-4: a microsecond of updated_at is enough (the database hashes the epoch as a double).
+def test_a_microsecond_changes_the_digest(user):
+    connection, facts = profile(user, 2)
+    before = digests(connection)
+    Fact.objects.filter(pk=facts[0].pk).update(updated_at=facts[0].updated_at + timedelta(microseconds=1))
+    assert digests(connection) != before
+
+
+# SPEC M-4: the digests describe the set, not who reads it: another assistant with the same set gets the same.
+def test_same_set_same_digests_for_any_connection(user):
+    connection, facts = profile(user, 5)
+    other = make_connection(user)
+    share(other, *facts)
+    assert digests(other) == digests(connection)
+    share(other, *facts[:4])
+    assert digests(other) != digests(connection)
+
+
+# SPEC C-7: a revoked connection reads nothing, without asking the database.
+def test_revoked_reads_nothing(user):
+    connection, _ = profile(user, 2)
+    connection_revoke(connection=connection)
+    connection.refresh_from_db()
+    with CaptureQueriesContext(db) as captured:
+        assert visible_set_read(connection=connection, offset=0, limit=5) == EMPTY_READ
+    assert captured.captured_queries == []
