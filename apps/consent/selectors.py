@@ -162,11 +162,11 @@ EMPTY_READ = VisibleSetRead(categories=(), rows=())
 
 
 def visible_set_read(
-    *, connection: Connection, offset: int = 0, limit: int = 0, ids: Sequence[int] | None = None
+    *, connection: Connection, offset: int = 0, limit: int | None = 0, ids: Sequence[int] | None = None
 ) -> VisibleSetRead:
     """The category digests of the whole visible set and some of its facts, in ONE statement.
 
-    The facts are the ``limit`` visible facts from ``offset`` on in id order,
+    The facts are the ``limit`` (``None``: all) visible facts from ``offset`` on in id order,
     or — when ``ids`` is given — the visible facts among ``ids``. On
     PostgreSQL everything that grows with the set (count, digests, latest
     change, the window's LIMIT/OFFSET) is computed by the database, so the
@@ -241,7 +241,7 @@ def _set_statement(database: str, category_count: int, by_ids: bool) -> tuple[st
     return sql, (*narrow[1], *wide[1])
 
 
-def visible_set_of(rows: Sequence[tuple], *, offset: int = 0, limit: int = 0,
+def visible_set_of(rows: Sequence[tuple], *, offset: int = 0, limit: int | None = 0,
                    ids: Sequence[int] | None = None) -> VisibleSetRead:
     """``visible_set_read`` computed here from the whole set's ``WINDOW_FIELDS`` rows.
 
@@ -263,7 +263,7 @@ def visible_set_of(rows: Sequence[tuple], *, offset: int = 0, limit: int = 0,
         wanted = set(ids)
         window = [row for row in ordered if row[0] in wanted]
     else:
-        window = ordered[offset : offset + limit]
+        window = ordered[offset:] if limit is None else ordered[offset : offset + limit]
     return VisibleSetRead(categories=digests, rows=tuple(tuple(row) for row in window))
 
 

@@ -11,16 +11,22 @@ whatever the size of the profile. The functions below that take a
 
 Decisions (also in docs/mcp.md):
 
-- ``version`` is the SHA-256 (64 lowercase hex) of the canonical JSON of the
-  visible set's digest: a list, ordered by category code, of objects with the
-  keys ``category``, ``count`` and ``fingerprint`` — per category with
-  visible facts, their number and the XOR of a 64-bit hash of each fact's
-  (id, version, updated_at) (``consent.selectors.CategoryDigest``); keys
-  sorted, separators ``,`` and ``:``, UTF-8. A fact's ``version`` moves with
-  every change of its category, label or value (SPEC C-2) and ``updated_at``
-  with every save of it, so any change to what is visible — a fact coming or
-  going, any field an assistant is shown — changes the version, and the same
-  set gives the same version in any order.
+- ``version`` is exactly SPEC M-4: the SHA-256 (64 lowercase hex) of the
+  canonical JSON of the whole visible set — a list, ordered by fact id, of
+  objects with the keys ``category``, ``id`` (string), ``label``,
+  ``updated_at``, ``value`` and ``version`` (the fact's integer version); keys
+  sorted, separators ``,`` and ``:``, no ASCII escaping, UTF-8.
+- Computing it reads every visible fact, so it is not computed on every call:
+  each read also returns the set's *digest* (per category: count and the XOR
+  of a 64-bit hash of each fact's id, version and updated_at —
+  ``consent.selectors.CategoryDigest``), and a bounded per-process memo maps a
+  digest to the version of the set it was read with. A fact's ``version``
+  moves with every change of its category, label or value (SPEC C-2) and
+  ``updated_at`` with every save, so any change to what is visible changes
+  the digest, and a changed digest is a miss: the whole set is read once more
+  — digest and every row in one statement, one snapshot — and its version
+  computed and remembered. The memo holds only hashes; the permission to see
+  anything is read afresh by every call.
 - ``summary`` holds only counts per category of the visible facts and a
   fixed sentence on how to page; it never reads anything else (SPEC M-5).
 - A page holds at most ``PAGE_MAX_FACTS`` facts and its compact UTF-8 JSON is
@@ -32,6 +38,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -110,19 +118,75 @@ class ProfileSnapshot:
 
 
 def profile_snapshot(*, connection: Connection, offset: int = 0, ids: Sequence[int] | None = None) -> ProfileSnapshot:
-    """The connection's visible set right now, read with a single statement (SPEC C-1)."""
+    """The connection's visible set right now (SPEC C-1): one statement, two when its version is not known yet."""
     read = visible_set_read(connection=connection, offset=offset, limit=PAGE_MAX_FACTS, ids=ids)
-    return _snapshot(read, offset)
+    version = _known_versions.get(_digest_key(read.categories))
+    if version is None:
+        whole = visible_set_read(connection=connection, limit=None)  # digest and every row, one snapshot
+        version = set_version(whole.rows)
+        _known_versions.put(_digest_key(whole.categories), version)
+        if whole.categories != read.categories:  # the set changed between the reads: answer from the later one
+            read = _window(whole, offset, ids)
+    return _snapshot(read, offset, version)
 
 
 def snapshot_of(facts: Sequence[VisibleFact], *, offset: int = 0) -> ProfileSnapshot:
     """``profile_snapshot`` of a whole set given here, from ``offset`` on (no database)."""
     rows = [(fact.id, fact.category, fact.label, fact.value, fact.version,
              datetime.fromisoformat(fact.updated_at)) for fact in facts]
-    return _snapshot(visible_set_of(rows, offset=offset, limit=PAGE_MAX_FACTS), offset)
+    return _snapshot(visible_set_of(rows, offset=offset, limit=PAGE_MAX_FACTS), offset, set_version(rows))
 
 
-def _snapshot(read: VisibleSetRead, offset: int) -> ProfileSnapshot:
+def set_version(rows: Sequence[tuple]) -> str:
+    """SPEC M-4 for the whole set's ``WINDOW_FIELDS`` rows."""
+    document = sorted(
+        ({"category": category, "id": str(fid), "label": label, "updated_at": _timestamp(updated_at),
+          "value": value, "version": version}
+         for fid, category, label, value, version, updated_at in rows),
+        key=lambda fact: int(fact["id"]),
+    )
+    return hashlib.sha256(canonical_json(document).encode("utf-8")).hexdigest()
+
+
+def _window(whole: VisibleSetRead, offset: int, ids: Sequence[int] | None) -> VisibleSetRead:
+    """What ``visible_set_read`` with this offset or these ids returns, cut from a read of the whole set."""
+    if ids is not None:
+        wanted = set(ids)
+        rows = tuple(row for row in whole.rows if row[0] in wanted)
+    else:
+        rows = whole.rows[offset : offset + PAGE_MAX_FACTS]
+    return VisibleSetRead(categories=whole.categories, rows=rows)
+
+
+def _digest_key(categories: Sequence[CategoryDigest]) -> tuple:
+    return tuple((digest.category, digest.count, digest.fingerprint) for digest in categories)
+
+
+class _Memo:
+    """A bounded, thread-safe map of digest → version; the oldest entry goes first."""
+
+    def __init__(self, size: int):
+        self.size, self.entries, self.lock = size, OrderedDict(), threading.Lock()
+
+    def get(self, key):
+        with self.lock:
+            value = self.entries.get(key)
+            if value is not None:
+                self.entries.move_to_end(key)
+            return value
+
+    def put(self, key, value) -> None:
+        with self.lock:
+            self.entries[key] = value
+            self.entries.move_to_end(key)
+            while len(self.entries) > self.size:
+                self.entries.popitem(last=False)
+
+
+_known_versions = _Memo(4096)
+
+
+def _snapshot(read: VisibleSetRead, offset: int, version: str) -> ProfileSnapshot:
     facts = tuple(
         VisibleFact(id=fid, category=category, label=label, value=value, version=version,
                     updated_at=_timestamp(updated_at))
@@ -131,20 +195,13 @@ def _snapshot(read: VisibleSetRead, offset: int) -> ProfileSnapshot:
     counts = {digest.category: digest.count for digest in read.categories}
     latest = read.latest
     return ProfileSnapshot(
-        version=profile_version(read.categories),
+        version=version,
         updated_at=None if latest is None else _timestamp(latest),
         fact_count=read.count,
         categories=tuple((code, counts[code]) for code in Category.values if code in counts),
         offset=offset,
         facts=facts,
     )
-
-
-def profile_version(categories: Sequence[CategoryDigest]) -> str:
-    """SPEC M-4: the version of the visible set whose per-category digests these are."""
-    document = [{"category": digest.category, "count": digest.count, "fingerprint": digest.fingerprint}
-                for digest in sorted(categories, key=lambda digest: digest.category)]
-    return hashlib.sha256(canonical_json(document).encode("utf-8")).hexdigest()
 
 
 def page_uri(version: str, offset: int) -> str:

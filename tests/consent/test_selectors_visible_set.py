@@ -40,7 +40,7 @@ def shape(read):
 
 
 def digests(connection):
-    """What the version is made of (``profile.profile_version``): category, count, fingerprint."""
+    """What the digest is made of (the memo key of ``profile.profile_snapshot``): category, count, fingerprint."""
     return tuple((d.category, d.count, d.fingerprint) for d in visible_set_read(connection=connection).categories)
 
 

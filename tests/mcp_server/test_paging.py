@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 
 import pytest
 from mcp.shared.exceptions import MCPError
 
+from apps.common import clock
 from apps.consent.services import connection_narrow
 from apps.memory.models import Category
 from apps.memory.services import fact_archive, fact_update
@@ -108,6 +110,12 @@ def _page(token, offset, version):
     return tool_result(post(call("read_user_context_page", {"offset": offset, "version": version}), token))
 
 
+def _later(write, **kwargs):
+    """``write`` two seconds on: an evidence edit shows only as the fact's updated_at, to the second."""
+    with clock.frozen_at(clock.now() + timedelta(seconds=2)):
+        return write(**kwargs)
+
+
 # SPEC M-7, C-5, C-2: removing a share, narrowing the categories, archiving or touching a fact
 # changes the visible set's version: a page of the old version is a version_conflict.
 @pytest.mark.parametrize(
@@ -116,7 +124,7 @@ def _page(token, offset, version):
         lambda connection, facts: share(connection, facts[1:]),
         lambda connection, facts: connection_narrow(connection=connection, categories=set(Category.shareable()[1:])),
         lambda connection, facts: fact_archive(fact=facts[0]),
-        lambda connection, facts: fact_update(fact=facts[-1], evidence="Said so again"),
+        lambda connection, facts: _later(fact_update, fact=facts[-1], evidence="Said so again"),
     ],
     ids=["unshared", "narrowed", "archived", "evidence"],
 )

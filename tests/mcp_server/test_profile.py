@@ -5,12 +5,13 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from apps.common import clock
 from apps.consent.selectors import visible_facts
 from apps.consent.services import connection_narrow
 from apps.mcp_server.profile import (
@@ -48,22 +49,10 @@ def walk(facts) -> list[dict]:
     return pages
 
 
-def fingerprint(facts) -> str:
-    """The documented per-category fingerprint outside PostgreSQL: XOR of 64-bit SHA-256 prefixes."""
-    xor = 0
-    for f in facts:
-        micros = int(datetime.fromisoformat(f.updated_at).timestamp()) * 1_000_000
-        xor ^= int.from_bytes(hashlib.sha256(f"{f.id}:{f.version}:{micros}".encode()).digest()[:8], "big")
-    return f"{xor:016x}"
-
-
-# SPEC M-4: 64 hex, the SHA-256 of the documented canonical digest of the whole visible set.
-def test_version_is_sha256_of_the_canonical_digest():
+# SPEC M-4: 64 hex, the SHA-256 of the canonical JSON of the whole visible set, in id order.
+def test_version_is_sha256_of_the_canonical_set():
     facts = (fact(3, category="goals"), fact(2, label="咖啡"), fact(1))
-    document = [
-        {"category": "basic", "count": 2, "fingerprint": fingerprint(facts[1:])},
-        {"category": "goals", "count": 1, "fingerprint": fingerprint(facts[:1])},
-    ]
+    document = [{**f.public(), "version": f.version} for f in sorted(facts, key=lambda f: f.id)]
     canonical = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     version = snapshot_of(facts).version
     assert version == hashlib.sha256(canonical.encode("utf-8")).hexdigest()
@@ -131,8 +120,34 @@ def test_version_follows_the_visible_set(user, connect):
     assert reshared.version != only_first
     assert [(f.id, f.value) for f in reshared.facts] == [(first.id, "Changed value")]
 
-    fact_update(fact=renamed, evidence="Said so again")  # no new version, but updated_at moves
+    # An evidence edit is no new fact version; what is shown moves only with updated_at (to the second).
+    moment = datetime.fromisoformat(reshared.updated_at).replace(microsecond=0)
+    with clock.frozen_at(moment + timedelta(microseconds=500)):
+        evidence_only = fact_update(fact=renamed, evidence="Said so again")
+    assert profile_snapshot(connection=connection).version == reshared.version  # nothing visible changed
+    with clock.frozen_at(moment + timedelta(seconds=2)):
+        fact_update(fact=evidence_only, evidence="Said so once more")
     assert profile_snapshot(connection=connection).version != reshared.version
+
+
+# SPEC M-4: the version is the SHA-256 of the canonical JSON of the whole visible set, on every path —
+# the first read, a remembered digest, and a page read from an offset.
+@pytest.mark.django_db
+def test_version_is_the_canonical_hash_of_the_whole_set(user, connect):
+    connection = connect(categories=None)
+    facts = [make_fact(user, index, category=("basic", "goals")[index % 2]) for index in range(60)]
+    share(connection, facts)
+    expected = hashlib.sha256(json.dumps(
+        [{"category": f.category, "id": str(f.id), "label": f.label, "updated_at": _z(f.updated_at),
+          "value": f.value, "version": f.version} for f in sorted(facts, key=lambda f: f.id)],
+        sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()).hexdigest()
+    assert profile_snapshot(connection=connection).version == expected
+    assert profile_snapshot(connection=connection).version == expected  # remembered
+    assert profile_snapshot(connection=connection, offset=55).version == expected
+
+
+def _z(moment: datetime) -> str:
+    return moment.astimezone(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 # SPEC M-5: the summary is counts of the visible facts per category, nothing of their content.
