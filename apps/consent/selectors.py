@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -126,7 +127,7 @@ class CategoryDigest:
     """The visible facts of one category, summed up (SPEC M-4, M-5).
 
     ``fingerprint`` is 16 lowercase hex: the XOR, over the category's visible
-    facts, of a 64-bit hash of each fact's (id, version, updated_at). XOR
+    facts, of a 64-bit hash of each fact's id, version, updated_at, label and value. XOR
     does not depend on the order the rows are read in, so the database sums
     them up without sorting.
     """
@@ -210,10 +211,11 @@ def _in_database(database: str) -> bool:
 
 
 # A fact's 64-bit hash: PostgreSQL's own seeded hash functions (those of hash partitioning:
-# deterministic across sessions and platforms) chained over updated_at (the epoch as a double,
-# which keeps every microsecond apart until 2106), version and id.
+# deterministic across sessions and platforms) chained over value, label, updated_at (the epoch as a
+# double, which keeps every microsecond apart until 2106), version and id.
 _FACT_HASH = ('hashint8extended(v."id", hashint8extended(v."version", '
-              "hashfloat8extended(date_part('epoch', v.\"updated_at\"), 1)))")
+              "hashfloat8extended(date_part('epoch', v.\"updated_at\"), "
+              'hashtextextended(v."label", hashtextextended(v."value", 1)))))')
 
 
 @lru_cache(maxsize=64)
@@ -223,7 +225,7 @@ def _set_statement(database: str, category_count: int, by_ids: bool) -> tuple[st
     Its parameters are the compiled ones (stand-ins to bind), then either
     ``limit, offset`` or the id array.
     """
-    narrow = _prepared(database, category_count, ("id", "category", "version", "updated_at"), False)
+    narrow = _prepared(database, category_count, ("id", "category", "version", "updated_at", "label", "value"), False)
     wide = _prepared(database, category_count, WINDOW_FIELDS, True)
     if narrow is None or wide is None or narrow[2] or wide[2]:  # converters: not a plain PostgreSQL read
         return None
@@ -245,14 +247,16 @@ def visible_set_of(rows: Sequence[tuple], *, offset: int = 0, limit: int | None 
                    ids: Sequence[int] | None = None) -> VisibleSetRead:
     """``visible_set_read`` computed here from the whole set's ``WINDOW_FIELDS`` rows.
 
-    A fact's 64-bit hash is the first 8 bytes of the SHA-256 of
-    ``"<id>:<version>:<updated_at in microseconds since the epoch>"`` (not the
-    database's function, so versions differ between databases, never within one).
+    A fact's 64-bit hash is the first 8 bytes of the SHA-256 of the JSON list
+    ``[id, version, updated_at in microseconds since the epoch, label, value]``
+    (not the database's function, so digests differ between databases, never
+    within one).
     """
     ordered = sorted(rows, key=lambda row: row[0])
     groups: dict[str, tuple[int, int, datetime]] = {}
-    for fid, category, _label, _value, version, updated_at in ordered:
-        digest = hashlib.sha256(f"{fid}:{version}:{_microseconds(updated_at)}".encode()).digest()
+    for fid, category, label, value, version, updated_at in ordered:
+        fact = json.dumps([fid, version, _microseconds(updated_at), label, value], ensure_ascii=False)
+        digest = hashlib.sha256(fact.encode("utf-8", "surrogatepass")).digest()
         count, xor, latest = groups.get(category, (0, 0, updated_at))
         groups[category] = (count + 1, xor ^ int.from_bytes(digest[:8], "big"), max(latest, updated_at))
     digests = tuple(

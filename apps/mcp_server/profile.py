@@ -18,7 +18,7 @@ Decisions (also in docs/mcp.md):
   sorted, separators ``,`` and ``:``, no ASCII escaping, UTF-8.
 - Computing it reads every visible fact, so it is not computed on every call:
   each read also returns the set's *digest* (per category: count and the XOR
-  of a 64-bit hash of each fact's id, version and updated_at —
+  of a 64-bit hash of each fact's id, version, updated_at, label and value —
   ``consent.selectors.CategoryDigest``), and a bounded per-process memo maps a
   digest to the version of the set it was read with. A fact's ``version``
   moves with every change of its category, label or value (SPEC C-2) and
