@@ -56,6 +56,14 @@ def constant_rows(model: type[Model], build: Callable[[], QuerySet]) -> list[tup
     return list(build()) if found is None else found
 
 
+def constant_sql(model: type[Model], build: Callable[[], QuerySet]) -> tuple[str, tuple]:
+    """The compiled SQL and parameters of ``build()``, to run inside another statement."""
+    compiled = _compiled(build, (), router.db_for_read(model))
+    if compiled is None:
+        raise ValueError("the queryset cannot be compiled on its own")
+    return compiled[0], compiled[1]
+
+
 def converted(values: Sequence, converters: dict, connection) -> tuple:
     """One fetched row as the ORM would load it (``compiler.get_converters``: JSON text, SQLite datetimes …)."""
     row = list(values)

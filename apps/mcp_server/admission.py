@@ -19,7 +19,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from django.conf import settings
-from django.db import DatabaseError
+from django.db import DatabaseError, connections, router
 from django.http import HttpRequest
 
 from apps.mcp_server import catalog
@@ -30,9 +30,11 @@ from apps.mcp_server.errors import (
     RPC_UNAVAILABLE,
     Refusal,
 )
-from apps.oauth.bearer import BearerGrant, authenticate_bearer
+from apps.common.statements import constant_sql
+from apps.consent.models import Connection
+from apps.oauth.bearer import BearerGrant, grant_from_row, grant_statement
 from apps.ops.models import ServiceStatus
-from apps.ops.selectors import service_status
+from apps.ops.selectors import service_state_query, service_status
 
 logger = logging.getLogger(__name__)
 
@@ -51,24 +53,47 @@ def admit(request: HttpRequest) -> BearerGrant | Refusal:
 
 
 def _admit(request: HttpRequest) -> BearerGrant | Refusal:
-    status = service_status()
-    if status.state != ServiceStatus.State.OPEN:
-        return Refusal(503, "unavailable", status.message or _CLOSED_MESSAGE, RPC_UNAVAILABLE,
-                       headers={"X-Service-State": status.state})
+    scheme, _, raw_token = request.headers.get("Authorization", "").partition(" ")
+    raw_token = raw_token.strip() if scheme.lower() == "bearer" else ""
+    state, message, grant = _status_and_grant(raw_token)
+    if state != ServiceStatus.State.OPEN:
+        return Refusal(503, "unavailable", message or _CLOSED_MESSAGE, RPC_UNAVAILABLE,
+                       headers={"X-Service-State": state})
     if "access_token" in request.GET:
         return Refusal(400, "invalid_request", "access tokens are accepted only in the Authorization header",
                        RPC_INVALID_REQUEST, challenge=True, token_presented=True)
     if not origin_allowed(request.headers.get("Origin")):
         return Refusal(403, "origin_refused", "requests from this Origin are refused", RPC_FORBIDDEN)
-    scheme, _, raw_token = request.headers.get("Authorization", "").partition(" ")
-    raw_token = raw_token.strip()
-    if scheme.lower() != "bearer" or not raw_token:
+    if not raw_token:
         return Refusal(401, "unauthorized", "a Bearer access token is required", RPC_UNAUTHORIZED, challenge=True)
-    grant = authenticate_bearer(raw_token)
     if grant is None:
         return Refusal(401, "invalid_token", "the access token is invalid, expired, revoked or not for this resource",
                        RPC_UNAUTHORIZED, challenge=True, token_presented=True)
     return grant
+
+
+def _status_and_grant(raw_token: str) -> tuple[str, str, BearerGrant | None]:
+    """The service state and message (SPEC M-10) and the token's grant, read in ONE statement.
+
+    Both are read afresh on every call; reading them together saves a round
+    trip and a statement's overhead on every /mcp call (docs/performance.md).
+    Without a token, only the status is read.
+    """
+    if not raw_token:
+        status = service_status()
+        return status.state, status.message, None
+    alias = router.db_for_read(Connection)
+    db = connections[alias]
+    status_sql, status_params = constant_sql(ServiceStatus, service_state_query)
+    grant_sql, grant_params = grant_statement(raw_token, db)
+    sql = (f"SELECT s.*, g.* FROM (SELECT 1 AS one) base LEFT JOIN ({status_sql}) s ON 1 = 1 "
+           f"LEFT JOIN ({grant_sql}) g ON 1 = 1")
+    with db.cursor() as cursor:
+        cursor.execute(sql, [*status_params, *grant_params])
+        state, message, *grant_row = cursor.fetchone()
+    if state is None:  # no status row: open (``service_status``)
+        state, message = ServiceStatus.State.OPEN, ""
+    return state, message, grant_from_row(grant_row, alias)
 
 
 def origin_allowed(origin: str | None) -> bool:

@@ -38,16 +38,31 @@ def authenticate_bearer(raw_token: str) -> BearerGrant | None:
     """
     if not raw_token:
         return None
-    checksum = hashlib.sha256(raw_token.encode("utf-8")).hexdigest()
     alias = router.db_for_read(Connection)
     db = db_connections[alias]
+    sql, params = grant_statement(raw_token, db)
     with db.cursor() as cursor:
-        cursor.execute(_grant_sql(), [checksum, db.ops.adapt_datetimefield_value(clock.now())])
+        cursor.execute(sql, params)
         row = cursor.fetchone()
-    if row is None:
-        return None
+    return None if row is None else grant_from_row(row, alias)
+
+
+def grant_statement(raw_token: str, db) -> tuple[str, list]:
+    """The statement of ``authenticate_bearer`` and its values, for a caller that reads it with others.
+
+    It answers one row (the token's checksum is unique) or none; the row's
+    columns go to ``grant_from_row``.
+    """
+    checksum = hashlib.sha256(raw_token.encode("utf-8")).hexdigest()
+    return _grant_sql(), [checksum, db.ops.adapt_datetimefield_value(clock.now())]
+
+
+def grant_from_row(row, alias: str) -> BearerGrant | None:
+    """The grant of a row of ``grant_statement`` (``None`` for a row of NULLs: no live token matched)."""
     names = _connection_columns()
-    connection = Connection.from_db(alias, names, _converted(row[: len(names)], db))
+    if row[0] is None:
+        return None
+    connection = Connection.from_db(alias, names, _converted(row[: len(names)], db_connections[alias]))
     token_id, token_scope, token_resource = row[len(names):]
     # Tokens that are not bound to /mcp (e.g. the RFC 7592 registration token) are refused.
     if _resource(token_resource) != [settings.MCP_RESOURCE_URL]:

@@ -19,3 +19,8 @@ def service_status() -> ServiceStatus:
 
 def _status_row():
     return ServiceStatus.objects.filter(pk=1).values_list(*_FIELDS)
+
+
+def service_state_query():
+    """The status's state and message only, for a reader that reads them with other rows (/mcp's admission)."""
+    return ServiceStatus.objects.filter(pk=1).values_list("state", "message")

@@ -97,11 +97,11 @@ def test_insufficient_scope_for_resource(connect, issue_token):
 
 # SPEC M-10: not open → 503 with the status message, whoever asks; no fallback.
 @pytest.mark.parametrize("state", ["closed", "maintenance"])
-@pytest.mark.parametrize("with_token", [True, False])
-def test_service_not_open(state, with_token, shared_profile):
+@pytest.mark.parametrize("presented", ["valid", "invalid", None])
+def test_service_not_open(state, presented, shared_profile):
     _, _, token = shared_profile
     ServiceStatus.objects.create(pk=1, state=state, message="Back at 18:00 — 维护中")
-    response = post(call("get_user_context"), token if with_token else None)
+    response = post(call("get_user_context"), {"valid": token, "invalid": "not-a-token", None: None}[presented])
     assert response.status_code == 503
     body = response.json()
     assert body["error"]["message"] == "Back at 18:00 — 维护中"
@@ -203,16 +203,16 @@ def test_notification_accepted(shared_profile):
 
 
 # SPEC M-8: nothing answers 500; a database outage while admitting is a 503.
-def test_database_outage_is_503(monkeypatch):
+@pytest.mark.parametrize("token", ["any-token", None])
+def test_database_outage_is_503(token):
     from django.db import OperationalError
+    from django.db import connection as db_connection
 
-    from apps.mcp_server import admission
-
-    def broken():
+    def down(execute, sql, params, many, context):
         raise OperationalError("database is down")
 
-    monkeypatch.setattr(admission, "service_status", broken)
-    response = post(rpc("tools/list"), "any-token")
+    with db_connection.execute_wrapper(down):
+        response = post(rpc("tools/list"), token)
     assert response.status_code == 503 and error_code(response) == "unavailable"
 
 
