@@ -135,7 +135,7 @@ class CategoryDigest:
     category: str
     count: int
     fingerprint: str
-    latest: datetime
+    latest: str  # as shown (``shown_time``)
 
 
 @dataclass(frozen=True)
@@ -144,7 +144,8 @@ class VisibleSetRead:
 
     ``categories``: one digest per category that has visible facts, by
     category code. ``rows``: ``WINDOW_FIELDS`` of the facts asked for —
-    a window in id order, or the visible ones among given ids — by id.
+    a window in id order, or the visible ones among given ids — by id, with
+    ``updated_at`` as shown (``shown_time``).
     """
 
     categories: tuple[CategoryDigest, ...]
@@ -155,7 +156,7 @@ class VisibleSetRead:
         return sum(digest.count for digest in self.categories)
 
     @property
-    def latest(self) -> datetime | None:
+    def latest(self) -> str | None:
         return max((digest.latest for digest in self.categories), default=None)
 
 
@@ -218,6 +219,12 @@ _FACT_HASH = ('hashint8extended(v."id", hashint8extended(v."version", '
               'hashtextextended(v."label", hashtextextended(v."value", 1)))))')
 
 
+# A time as assistants are shown it (``shown_time``), formatted by the database, which spares
+# loading each row's timestamp into Python only to format it again.
+_SHOWN = """to_char(({}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')"""
+_SHOWN_LATEST, _SHOWN_TIME = _SHOWN.format('max(v."updated_at")'), _SHOWN.format('w."updated_at"')
+
+
 @lru_cache(maxsize=64)
 def _set_statement(database: str, category_count: int, by_ids: bool) -> tuple[str, tuple] | None:
     """The PostgreSQL statement of ``visible_set_read``, both parts compiled from ``_visible``.
@@ -234,10 +241,10 @@ def _set_statement(database: str, category_count: int, by_ids: bool) -> tuple[st
     # for; each value is sent once, so reading the result costs what the window holds.
     sql = (
         'SELECT NULL AS "id", v."category", count(*), '
-        f'bit_xor({_FACT_HASH}), max(v."updated_at"), NULL, NULL, NULL '
+        f'bit_xor({_FACT_HASH}), {_SHOWN_LATEST}, NULL, NULL, NULL '
         f'FROM ({narrow[0]}) v GROUP BY v."category" '
         "UNION ALL "
-        '(SELECT w."id", w."category", NULL, NULL, w."updated_at", w."label", w."value", w."version" '
+        f'(SELECT w."id", w."category", NULL, NULL, {_SHOWN_TIME}, w."label", w."value", w."version" '
         f"FROM ({wide[0]}) w {tail})"
     )
     return sql, (*narrow[1], *wide[1])
@@ -260,7 +267,7 @@ def visible_set_of(rows: Sequence[tuple], *, offset: int = 0, limit: int | None 
         count, xor, latest = groups.get(category, (0, 0, updated_at))
         groups[category] = (count + 1, xor ^ int.from_bytes(digest[:8], "big"), max(latest, updated_at))
     digests = tuple(
-        CategoryDigest(category=code, count=count, fingerprint=f"{xor:016x}", latest=latest)
+        CategoryDigest(category=code, count=count, fingerprint=f"{xor:016x}", latest=shown_time(latest))
         for code, (count, xor, latest) in sorted(groups.items())
     )
     if ids is not None:
@@ -268,7 +275,12 @@ def visible_set_of(rows: Sequence[tuple], *, offset: int = 0, limit: int | None 
         window = [row for row in ordered if row[0] in wanted]
     else:
         window = ordered[offset:] if limit is None else ordered[offset : offset + limit]
-    return VisibleSetRead(categories=digests, rows=tuple(tuple(row) for row in window))
+    return VisibleSetRead(categories=digests, rows=tuple((*row[:5], shown_time(row[5])) for row in window))
+
+
+def shown_time(moment: datetime) -> str:
+    """A time as assistants are shown it: ISO 8601 in UTC, to the second (``_SHOWN`` in SQL)."""
+    return moment.astimezone(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)

@@ -42,7 +42,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from apps.consent.models import Connection
@@ -73,10 +73,6 @@ _SIZER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
 
 def json_size(value: Any) -> int:
     return len(_SIZER.encode(value).encode("utf-8"))
-
-
-def _timestamp(moment: datetime) -> str:
-    return moment.astimezone(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 @dataclass(frozen=True)
@@ -134,13 +130,14 @@ def snapshot_of(facts: Sequence[VisibleFact], *, offset: int = 0) -> ProfileSnap
     """``profile_snapshot`` of a whole set given here, from ``offset`` on (no database)."""
     rows = [(fact.id, fact.category, fact.label, fact.value, fact.version,
              datetime.fromisoformat(fact.updated_at)) for fact in facts]
-    return _snapshot(visible_set_of(rows, offset=offset, limit=PAGE_MAX_FACTS), offset, set_version(rows))
+    whole = visible_set_of(rows, limit=None)
+    return _snapshot(_window(whole, offset, None), offset, set_version(whole.rows))
 
 
 def set_version(rows: Sequence[tuple]) -> str:
-    """SPEC M-4 for the whole set's ``WINDOW_FIELDS`` rows."""
+    """SPEC M-4 for the whole set's rows, as ``visible_set_read`` gives them (``updated_at`` as shown)."""
     document = sorted(
-        ({"category": category, "id": str(fid), "label": label, "updated_at": _timestamp(updated_at),
+        ({"category": category, "id": str(fid), "label": label, "updated_at": updated_at,
           "value": value, "version": version}
          for fid, category, label, value, version, updated_at in rows),
         key=lambda fact: int(fact["id"]),
@@ -189,14 +186,14 @@ _known_versions = _Memo(4096)
 def _snapshot(read: VisibleSetRead, offset: int, version: str) -> ProfileSnapshot:
     facts = tuple(
         VisibleFact(id=fid, category=category, label=label, value=value, version=version,
-                    updated_at=_timestamp(updated_at))
+                    updated_at=updated_at)
         for fid, category, label, value, version, updated_at in read.rows
     )
     counts = {digest.category: digest.count for digest in read.categories}
     latest = read.latest
     return ProfileSnapshot(
         version=version,
-        updated_at=None if latest is None else _timestamp(latest),
+        updated_at=latest,
         fact_count=read.count,
         categories=tuple((code, counts[code]) for code in Category.values if code in counts),
         offset=offset,
