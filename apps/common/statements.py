@@ -19,35 +19,30 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Sequence
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.core.exceptions import EmptyResultSet
 from django.db import connections, router
 from django.db.models import Model, QuerySet
 from django.db.models.sql import InsertQuery
 
-# Values no row can hold: ids far below any sequence, and a UUID no generator issues.
+# Values no row can hold: ids far below any sequence, a UUID no generator issues, text with a NUL.
 _INT_STAND_INS = tuple(-(2**62) - n for n in range(1, 9))
 _UUID_STAND_IN = uuid.UUID("00000000-0000-0000-0000-00000000f00d")
+_STR_STAND_INS = tuple(f"\x00stand-in-{n}" for n in range(16))
 
 
 def rows(model: type[Model], build: Callable[..., QuerySet], kinds: tuple[str, ...], *values) -> list[tuple] | None:
     """``list(build(*values))`` for a ``values_list`` queryset, from SQL compiled once.
 
-    ``kinds`` names each value's kind (``"int"`` or ``"uuid"``); ``build`` must
-    be a module-level function (it keys the compiled statement).
+    ``kinds`` names each value's kind (``"int"``, ``"str"`` or ``"uuid"``);
+    ``build`` must be a module-level function (it keys the compiled statement).
     """
     alias = router.db_for_read(model)
-    compiled = _compiled(build, kinds, alias)
-    if compiled is None:
+    found = compiled(build, kinds, alias)
+    if found is None:
         return None
-    sql, params, slots, converters = compiled
-    bound = list(params)
-    for (index, kind), value in zip(slots, values, strict=True):
-        if isinstance(value, uuid.UUID) and kind is str:
-            value = value.hex if len(params[index]) == 32 else str(value)
-        bound[index] = value
-    return _fetch(alias, sql, bound, converters)
+    return _fetch(alias, found.sql, found.bind(values), found.converters)
 
 
 def constant_rows(model: type[Model], build: Callable[[], QuerySet]) -> list[tuple]:
@@ -58,10 +53,10 @@ def constant_rows(model: type[Model], build: Callable[[], QuerySet]) -> list[tup
 
 def constant_sql(model: type[Model], build: Callable[[], QuerySet]) -> tuple[str, tuple]:
     """The compiled SQL and parameters of ``build()``, to run inside another statement."""
-    compiled = _compiled(build, (), router.db_for_read(model))
-    if compiled is None:
+    found = compiled(build, (), router.db_for_read(model))
+    if found is None:
         raise ValueError("the queryset cannot be compiled on its own")
-    return compiled[0], compiled[1]
+    return found.sql, found.params
 
 
 def converted(values: Sequence, converters: dict, connection) -> tuple:
@@ -83,19 +78,38 @@ def _fetch(alias: str, sql: str, params: list, converters: dict) -> list[tuple]:
     return [converted(row, converters, connection) for row in fetched]
 
 
+class Compiled(NamedTuple):
+    """A statement compiled with stand-ins: its SQL, parameters, where each value goes, and its converters."""
+
+    sql: str
+    params: tuple
+    slots: tuple[tuple[int, type], ...]
+    converters: dict
+
+    def bind(self, values: Sequence) -> list:
+        """The parameters with ``values`` in place of the stand-ins, in the order of ``kinds``."""
+        bound = list(self.params)
+        for (index, kind), value in zip(self.slots, values, strict=True):
+            if isinstance(value, uuid.UUID) and kind is str:
+                value = value.hex if len(self.params[index]) == 32 else str(value)
+            bound[index] = value
+        return bound
+
+
 def _stand_ins(kinds: tuple[str, ...]) -> list:
-    ints = iter(_INT_STAND_INS)
-    return [_UUID_STAND_IN if kind == "uuid" else next(ints) for kind in kinds]
+    ints, strings = iter(_INT_STAND_INS), iter(_STR_STAND_INS)
+    return [_UUID_STAND_IN if kind == "uuid" else next(strings) if kind == "str" else next(ints) for kind in kinds]
 
 
 def _same(param, stand_in) -> bool:
     if isinstance(stand_in, uuid.UUID):
         return param == stand_in or param == stand_in.hex or param == str(stand_in)
-    return type(param) is int and param == stand_in
+    return type(param) is type(stand_in) and param == stand_in
 
 
 @lru_cache(maxsize=64)
-def _compiled(build: Callable[..., QuerySet], kinds: tuple[str, ...], alias: str):
+def compiled(build: Callable[..., QuerySet], kinds: tuple[str, ...], alias: str) -> Compiled | None:
+    """``build(*stand_ins)`` compiled for ``alias``; ``None`` when a stand-in is not exactly one parameter."""
     stand_ins = _stand_ins(kinds)
     compiler = build(*stand_ins).using(alias).query.get_compiler(alias)
     try:
@@ -109,7 +123,7 @@ def _compiled(build: Callable[..., QuerySet], kinds: tuple[str, ...], alias: str
             return None
         slots.append((found[0], type(params[found[0]])))
     converters = compiler.get_converters([column for column, _, _ in compiler.select])
-    return sql, tuple(params), tuple(slots), converters
+    return Compiled(sql, tuple(params), tuple(slots), converters)
 
 
 def insert(model: type[Model], values: dict[str, Any]) -> None:

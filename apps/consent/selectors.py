@@ -9,10 +9,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 
-from django.core.exceptions import EmptyResultSet
 from django.db import connections, router
 from django.db.models import F, QuerySet
 
+from apps.common import statements
 from apps.consent.models import AccessEvent, Connection, FactShare
 from apps.memory.models import Category, Certainty, Fact, FactStatus
 
@@ -63,60 +63,35 @@ def visible_fact_values(*, connection: Connection, fields: tuple[str, ...]) -> l
     if connection.revoked_at is not None:
         return []
     categories = connection_categories(connection)
-    database = router.db_for_read(Fact)
-    prepared = _prepared(database, len(categories), tuple(fields)) if categories else None
-    if prepared is None:
-        return list(visible_facts(connection=connection).values_list(*fields))
-    sql, params, converters = prepared
-    db = connections[database]
-    with db.cursor() as cursor:
-        cursor.execute(sql, _bind(params, connection, categories))
-        rows = cursor.fetchall()
-    if not converters:
-        return [tuple(row) for row in rows]
-    converted = []
-    for row in rows:
-        row = list(row)
-        for index, (functions, expression) in converters.items():
-            for function in functions:
-                row[index] = function(row[index], expression, db)
-        converted.append(tuple(row))
-    return converted
-
-
-# Stand-ins for the compiled statement: ids no row can have, category codes no fact can have.
-_OWNER, _CONNECTION = -(2**62) - 1, -(2**62) - 2
-
-
-def _category_stand_ins(count: int) -> list[str]:
-    return [f"\x00visible-category-{index}" for index in range(count)]
-
-
-def _bind(params: tuple, connection: Connection, categories: list[str]) -> list:
-    """The compiled statement's parameters with the connection's own values in place of the stand-ins."""
-    values = {_OWNER: connection.user_id, _CONNECTION: connection.pk}
-    values.update(zip(_category_stand_ins(len(categories)), categories, strict=True))
-    return [values.get(param, param) if isinstance(param, int | str) else param for param in params]
+    found = None
+    if categories:
+        found = statements.rows(Fact, _visible_build(len(categories), tuple(fields), True),
+                                _kinds(len(categories)), *_values(connection, categories))
+    return list(visible_facts(connection=connection).values_list(*fields)) if found is None else found
 
 
 @lru_cache(maxsize=64)
-def _prepared(database: str, category_count: int, fields: tuple[str, ...], ordered: bool = True):
-    stand_ins = _category_stand_ins(category_count)
-    queryset = _visible(_OWNER, stand_ins, _CONNECTION).using(database)
-    if not ordered:
-        queryset = queryset.order_by()
-    queryset = queryset.values_list(*fields)
-    compiler = queryset.query.get_compiler(database)
-    try:
-        sql, params = compiler.as_sql()
-    except EmptyResultSet:
-        return None
-    wanted = [_OWNER, _CONNECTION, *stand_ins]
-    bound = [param for param in params if isinstance(param, int | str) and not isinstance(param, bool)]
-    if sorted(map(repr, (param for param in bound if param in wanted))) != sorted(map(repr, wanted)):
-        return None
-    converters = compiler.get_converters([column for column, _, _ in compiler.select])
-    return sql, tuple(params), converters
+def _visible_build(category_count: int, fields: tuple[str, ...], ordered: bool):
+    """``_visible`` as ``values_list(*fields)``, one builder per shape (it keys the compiled statement)."""
+
+    def build(owner_id: int, connection_id: int, *categories: str) -> QuerySet:
+        queryset = _visible(owner_id, list(categories), connection_id)
+        return (queryset if ordered else queryset.order_by()).values_list(*fields)
+
+    return build
+
+
+def _kinds(category_count: int) -> tuple[str, ...]:
+    return ("int", "int", *("str",) * category_count)
+
+
+def _values(connection: Connection, categories: list[str]) -> list:
+    return [connection.user_id, connection.pk, *categories]
+
+
+def _compiled_visible(database: str, category_count: int, fields: tuple[str, ...], ordered: bool):
+    build = _visible_build(category_count, fields, ordered)
+    return statements.compiled(build, _kinds(category_count), database)
 
 
 # --- The visible set as one call needs it: digests per category and a window of facts -----------
@@ -185,10 +160,11 @@ def visible_set_read(
     if statement is None:
         rows = visible_fact_values(connection=connection, fields=WINDOW_FIELDS)
         return visible_set_of(rows, offset=offset, limit=limit, ids=ids)
-    sql, params = statement
+    sql, parts = statement
     window = [sorted(set(ids))] if ids is not None else [limit, offset]
+    values = _values(connection, categories)
     with connections[database].cursor() as cursor:
-        cursor.execute(sql, [*_bind(params, connection, categories), *window])
+        cursor.execute(sql, [*(param for part in parts for param in part.bind(values)), *window])
         result = cursor.fetchall()
     # A row with no id is a category's digest; the others are the facts asked for.
     digests = tuple(sorted(
@@ -229,12 +205,13 @@ _SHOWN_LATEST, _SHOWN_TIME = _SHOWN.format('max(v."updated_at")'), _SHOWN.format
 def _set_statement(database: str, category_count: int, by_ids: bool) -> tuple[str, tuple] | None:
     """The PostgreSQL statement of ``visible_set_read``, both parts compiled from ``_visible``.
 
-    Its parameters are the compiled ones (stand-ins to bind), then either
-    ``limit, offset`` or the id array.
+    Returned with its two compiled parts, whose parameters (stand-ins to
+    bind) come first, then either ``limit, offset`` or the id array.
     """
-    narrow = _prepared(database, category_count, ("id", "category", "version", "updated_at", "label", "value"), False)
-    wide = _prepared(database, category_count, WINDOW_FIELDS, True)
-    if narrow is None or wide is None or narrow[2] or wide[2]:  # converters: not a plain PostgreSQL read
+    narrow = _compiled_visible(database, category_count, ("id", "category", "version", "updated_at", "label", "value"),
+                               False)
+    wide = _compiled_visible(database, category_count, WINDOW_FIELDS, True)
+    if narrow is None or wide is None or narrow.converters or wide.converters:  # not a plain PostgreSQL read
         return None
     tail = 'WHERE w."id" = ANY(%s)' if by_ids else "LIMIT %s OFFSET %s"
     # Per category one row without an id (count, folded hashes, latest change), then the facts asked
@@ -242,12 +219,12 @@ def _set_statement(database: str, category_count: int, by_ids: bool) -> tuple[st
     sql = (
         'SELECT NULL AS "id", v."category", count(*), '
         f'bit_xor({_FACT_HASH}), {_SHOWN_LATEST}, NULL, NULL, NULL '
-        f'FROM ({narrow[0]}) v GROUP BY v."category" '
+        f'FROM ({narrow.sql}) v GROUP BY v."category" '
         "UNION ALL "
         f'(SELECT w."id", w."category", NULL, NULL, {_SHOWN_TIME}, w."label", w."value", w."version" '
-        f"FROM ({wide[0]}) w {tail})"
+        f"FROM ({wide.sql}) w {tail})"
     )
-    return sql, (*narrow[1], *wide[1])
+    return sql, (narrow, wide)
 
 
 def visible_set_of(rows: Sequence[tuple], *, offset: int = 0, limit: int | None = 0,
