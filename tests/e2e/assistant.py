@@ -40,6 +40,17 @@ from mcp.shared.auth import AuthorizationCodeResult, OAuthClientMetadata
 
 from tests.e2e.test_pages_flow import log_in, shot
 from tests.mcp_server.conftest import _leaf
+
+# What an assistant's first connection looks like on the wire (SPEC M-1, A-1, A-6, A-8): refused with a
+# challenge, protected-resource and authorization-server discovery, registration, the code exchange, served.
+DISCOVERY_STEPS = [
+    ("POST", "/mcp", 401),
+    ("GET", "/.well-known/oauth-protected-resource/mcp", 200),
+    ("GET", "/.well-known/oauth-authorization-server", 200),
+    ("POST", "/oauth/register/", 201),
+    ("POST", "/oauth/token/", 200),
+    ("POST", "/mcp", 200),
+]
 from tests.mcp_server.rpc import ACCEPT, rpc
 from tests.oauth.flow import query_of
 from tests.oauth.test_mcp_sdk_client import MemoryStorage

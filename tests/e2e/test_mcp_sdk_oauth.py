@@ -23,7 +23,7 @@ from apps.consent.models import Connection
 from apps.consent.services import shares_set
 from apps.memory.models import Category
 from apps.oauth.models import TokenFamily
-from tests.e2e.assistant import mcp_probe
+from tests.e2e.assistant import DISCOVERY_STEPS, mcp_probe
 from tests.e2e.test_pages_flow import PASSWORD
 from tests.mcp_server.conftest import EVIDENCE, make_fact
 from tests.mcp_server.test_paging import RESULT_MAX_BYTES, compact_size
@@ -80,14 +80,7 @@ def test_sdk_client_connects_pages_refreshes_and_loses_the_family(assistants, pe
         assert assistant.tool_names() == ["get_user_context", "propose_memory", "read_user_context_page"]
         assert len(assistant.authorizations) == 1
         steps = [(e.method, e.path, e.status) for e in assistant.exchanges[:6]]
-        assert steps == [
-            ("POST", "/mcp", 401),
-            ("GET", "/.well-known/oauth-protected-resource/mcp", 200),
-            ("GET", "/.well-known/oauth-authorization-server", 200),
-            ("POST", "/oauth/register/", 201),
-            ("POST", "/oauth/token/", 200),
-            ("POST", "/mcp", 200),
-        ]
+        assert steps == DISCOVERY_STEPS
         challenge = assistant.exchanges[0].challenge
         assert challenge.startswith("Bearer ")
         assert f'resource_metadata="{assistant.exchanges[1].url}"' in challenge

@@ -192,3 +192,20 @@ class McpClient:
 
         resources, templates = self.run(listing)
         return [r.uri for r in resources.resources], [t.uri_template for t in templates.resource_templates]
+
+
+def bulk_share(connection, owner, count: int) -> list:
+    """``count`` confirmed facts of ``owner`` shared with ``connection``, written with ``bulk_create`` (no services)."""
+    from apps.consent.models import FactShare
+    from apps.memory.models import Fact
+
+    now = clock.now()
+    facts = Fact.objects.bulk_create(
+        Fact(owner=owner, category="preferences", label=f"Label {index}", value=f"Value {index}",
+             created_at=now, updated_at=now)
+        for index in range(count)
+    )
+    FactShare.objects.bulk_create(
+        FactShare(connection=connection, fact=fact, fact_version=fact.version, shared_at=now) for fact in facts
+    )
+    return facts

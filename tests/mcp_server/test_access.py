@@ -9,9 +9,8 @@ from django.db import connection as db_connection
 from django.test.utils import CaptureQueriesContext
 
 from apps.common import clock
-from apps.consent.models import AccessEvent, Connection, FactShare
-from apps.memory.models import Fact
-from tests.mcp_server.conftest import make_fact, share
+from apps.consent.models import AccessEvent, Connection
+from tests.mcp_server.conftest import bulk_share, make_fact, share
 from tests.mcp_server.rpc import call, post, rpc, tool_result
 
 pytestmark = pytest.mark.django_db
@@ -59,18 +58,6 @@ def test_call_touches_connection(shared_profile, frozen_clock):
     assert Connection.objects.get(pk=connection.pk).last_used_at == clock.now()
 
 
-def _bulk_share(connection, owner, count: int) -> None:
-    now = clock.now()
-    facts = Fact.objects.bulk_create(
-        Fact(owner=owner, category="preferences", label=f"Label {i}", value=f"Value {i}",
-             created_at=now, updated_at=now)
-        for i in range(count)
-    )
-    FactShare.objects.bulk_create(
-        FactShare(connection=connection, fact=fact, fact_version=fact.version, shared_at=now) for fact in facts
-    )
-
-
 def _queries_for_overview(token) -> list[str]:
     with CaptureQueriesContext(db_connection) as captured:
         result = tool_result(post(call("get_user_context"), token))
@@ -83,10 +70,10 @@ def test_query_count_does_not_grow(user, other_user, application, connect, issue
     from apps.consent.services import connection_authorize
 
     small = connect()
-    _bulk_share(small, user, 1)
+    bulk_share(small, user, 1)
     big = connection_authorize(user=other_user, application=application, scopes={"profile:read"},
                                categories={"preferences"})
-    _bulk_share(big, other_user, 2000)
+    bulk_share(big, other_user, 2000)
     small_token, big_token = issue_token(), issue_token(owner=other_user)
     # The first read of a set also computes its version (SPEC M-4): one more statement, whatever its size.
     few, many = _queries_for_overview(small_token), _queries_for_overview(big_token)

@@ -14,13 +14,13 @@ from django.db import connection as db_connection
 from django.test.utils import CaptureQueriesContext
 
 from apps.common import clock
-from apps.consent.models import FactShare
 from apps.consent.services import connection_authorize
 from apps.mcp_server import catalog
-from apps.memory.models import Category, Fact
+from apps.memory.models import Category
 from apps.retrieval.indexing import indexed_type
 from apps.retrieval.models import SearchProjection
 from apps.retrieval.searchable import USER_PROFILE
+from tests.mcp_server.conftest import bulk_share
 from tests.mcp_server.rpc import call, post, rpc
 
 pytestmark = pytest.mark.django_db
@@ -49,14 +49,7 @@ def _profile(owner, application, count: int) -> str:
     connection = connection_authorize(user=owner, application=application, scopes=set(SCOPES),
                                       categories=set(Category.shareable()))
     now = clock.now()
-    facts = Fact.objects.bulk_create(
-        Fact(owner=owner, category="preferences", label=f"Label {index}", value=f"Value {index}",
-             created_at=now, updated_at=now)
-        for index in range(count)
-    )
-    FactShare.objects.bulk_create(
-        FactShare(connection=connection, fact=fact, fact_version=fact.version, shared_at=now) for fact in facts
-    )
+    facts = bulk_share(connection, owner, count)
     declared = indexed_type(USER_PROFILE)
     SearchProjection.objects.bulk_create(
         SearchProjection(resource_type=USER_PROFILE, record_id=fact.pk, owner_id=owner.pk, field=path, text=text,

@@ -23,7 +23,7 @@ from django.db import connections
 from apps.consent.models import Connection
 from apps.consent.services import shares_set
 from tests.consent.test_pages_support import compiled_catalogs  # noqa: F401
-from tests.e2e.assistant import Assistant, Person
+from tests.e2e.assistant import DISCOVERY_STEPS, Assistant, Person
 from tests.e2e.conftest import CHROMIUM, artifacts, browser  # noqa: F401
 from tests.e2e.test_pages_flow import PASSWORD
 from tests.mcp_server.conftest import EVIDENCE, make_fact
@@ -80,14 +80,7 @@ def test_sdk_client_round_trip_against_served_workers(served, browser, artifacts
     try:
         assert "get_user_context" in assistant.tool_names()
         steps = [(e.method, e.path, e.status) for e in assistant.exchanges[:6]]
-        assert steps == [
-            ("POST", "/mcp", 401),
-            ("GET", "/.well-known/oauth-protected-resource/mcp", 200),
-            ("GET", "/.well-known/oauth-authorization-server", 200),
-            ("POST", "/oauth/register/", 201),
-            ("POST", "/oauth/token/", 200),
-            ("POST", "/mcp", 200),
-        ]
+        assert steps == DISCOVERY_STEPS
         assert assistant.context()["facts"] == []  # consent shares nothing by itself
 
         connection = Connection.objects.get(user=user)
