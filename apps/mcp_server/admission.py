@@ -8,6 +8,11 @@ scopes allow the tool or resource the JSON-RPC message asks for (A-8, C-6).
 
 Each check answers a ``Refusal`` value or lets the request through. Nothing
 is cached between requests: permission is re-read every time (C-6, C-7).
+
+A ``tools/call`` or ``resources/read`` that passes every check needing no
+database is admitted inside the call's own unit of database work
+(``Deferred``) rather than in a unit of its own; the checks, their order and
+their answers are the same.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from __future__ import annotations
 import json
 import logging
 from ipaddress import ip_address
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -53,23 +59,34 @@ def admit(request: HttpRequest) -> BearerGrant | Refusal:
 
 
 def _admit(request: HttpRequest) -> BearerGrant | Refusal:
-    scheme, _, raw_token = request.headers.get("Authorization", "").partition(" ")
-    raw_token = raw_token.strip() if scheme.lower() == "bearer" else ""
+    raw_token = _raw_token(request)
     state, message, grant = _status_and_grant(raw_token)
     if state != ServiceStatus.State.OPEN:
         return Refusal(503, "unavailable", message or _CLOSED_MESSAGE, RPC_UNAVAILABLE,
                        headers={"X-Service-State": state})
-    if "access_token" in request.GET:
-        return Refusal(400, "invalid_request", "access tokens are accepted only in the Authorization header",
-                       RPC_INVALID_REQUEST, challenge=True, token_presented=True)
-    if not origin_allowed(request.headers.get("Origin")):
-        return Refusal(403, "origin_refused", "requests from this Origin are refused", RPC_FORBIDDEN)
+    if (refusal := _header_refusal(request)) is not None:
+        return refusal
     if not raw_token:
         return Refusal(401, "unauthorized", "a Bearer access token is required", RPC_UNAUTHORIZED, challenge=True)
     if grant is None:
         return Refusal(401, "invalid_token", "the access token is invalid, expired, revoked or not for this resource",
                        RPC_UNAUTHORIZED, challenge=True, token_presented=True)
     return grant
+
+
+def _raw_token(request: HttpRequest) -> str:
+    scheme, _, raw_token = request.headers.get("Authorization", "").partition(" ")
+    return raw_token.strip() if scheme.lower() == "bearer" else ""
+
+
+def _header_refusal(request: HttpRequest) -> Refusal | None:
+    """The checks between the service state and the token that need no database."""
+    if "access_token" in request.GET:
+        return Refusal(400, "invalid_request", "access tokens are accepted only in the Authorization header",
+                       RPC_INVALID_REQUEST, challenge=True, token_presented=True)
+    if not origin_allowed(request.headers.get("Origin")):
+        return Refusal(403, "origin_refused", "requests from this Origin are refused", RPC_FORBIDDEN)
+    return None
 
 
 def _status_and_grant(raw_token: str) -> tuple[str, str, BearerGrant | None]:
@@ -189,3 +206,55 @@ def scope_refusal(grant: BearerGrant, message: dict[str, Any]) -> Refusal | None
         return None
     return Refusal(403, "insufficient_scope", f"{what} needs the scope {' '.join(missing)}", RPC_FORBIDDEN,
                    scopes=tuple(missing), challenge=True, token_presented=True)
+
+
+# The methods whose handlers run a unit of database work anyway (``dispatch``).
+DEFERRED_METHODS = frozenset({"tools/call", "resources/read"})
+
+
+@dataclass(eq=False)
+class Deferred:
+    """A call admitted inside its own unit of database work: one thread hop per call instead of two.
+
+    Made only when every check that needs no database passed and the message
+    is a ``tools/call`` or ``resources/read`` (``deferred``); ``admit`` then
+    runs the remaining checks — service state, token, scopes — exactly as a
+    request admitted first would meet them. The /mcp view answers ``refusal``
+    in place of whatever the MCP server wrote, and admits the call itself if
+    the server answered without running it (a malformed call, an unknown
+    tool), so an unadmitted caller never reads the server's answer.
+    """
+
+    request: HttpRequest
+    body: bytes
+    message: dict[str, Any]
+    admitted: bool = False
+    refusal: Refusal | None = None
+    refusal_id: Any = None  # the request id a scope refusal answers, as when it is decided first
+
+    def admit(self) -> BearerGrant | None:
+        """The grant (reads the database), or ``None`` with ``refusal`` set. Runs once."""
+        if self.admitted:
+            raise RuntimeError("admitted already")
+        self.admitted = True
+        outcome = admit(self.request)
+        if isinstance(outcome, Refusal):
+            self.refusal = outcome
+            return None
+        if (refusal := scope_refusal(outcome, self.message)) is not None:
+            self.refusal, self.refusal_id = refusal, self.message.get("id")
+            return None
+        return outcome
+
+
+def deferred(request: HttpRequest) -> Deferred | None:
+    """A ``Deferred`` admission for the request, or ``None``: it is admitted first, as usual."""
+    if _header_refusal(request) is not None or not _raw_token(request):
+        return None
+    body = read_body(request)
+    if isinstance(body, Refusal):
+        return None
+    message = peek(body)
+    if not isinstance(message, dict) or message.get("method") not in DEFERRED_METHODS:
+        return None
+    return Deferred(request, body, message)

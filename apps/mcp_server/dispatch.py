@@ -1,17 +1,19 @@
 """Running one tool call or resource read for an authenticated grant (sync; uses the ORM).
 
-Order of a tool call: repeated-failure guard (SPEC M-9) → argument check
+Order of a tool call: admission, when the view left it to this unit
+(``admission.Deferred``), and the scopes → repeated-failure guard (SPEC M-9) → argument check
 against the catalog's schema (M-2, M-8) → the handler → the guard learns the
 outcome. What the answer carried is recorded as an AccessEvent (M-11) and the
 connection's "last used" is touched (D-3, at most once a minute), in one
 transaction so a call costs one commit — or, when no touch is due, the
-record alone in one statement. The caller (``server.py``) turns the result or ``ToolError`` into
-an MCP result; scopes were checked before this (A-8).
+record alone in one statement. The caller (``server.py``) turns the result, ``ToolError`` or
+``NotAdmitted`` into an MCP result or error.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from contextlib import nullcontext
 from typing import Any
 
@@ -20,20 +22,23 @@ from django.db import DatabaseError, transaction
 from apps.common import clock
 from apps.consent.services import access_event_record, connection_touch
 from apps.consent.services.connections import LAST_USED_RESOLUTION
-from apps.mcp_server import handlers
+from apps.mcp_server import catalog, handlers
+from apps.mcp_server.admission import Deferred
 from apps.mcp_server.arguments import validate_arguments
 from apps.mcp_server.catalog import ToolSpec
-from apps.mcp_server.errors import REPEATED_FAILURE, UNAVAILABLE, ToolError
+from apps.mcp_server.errors import REPEATED_FAILURE, UNAVAILABLE, NotAdmitted, ToolError
 from apps.mcp_server.guard import FAILURE_LIMIT, FailureGuard
 from apps.mcp_server.handlers import Answer
+from apps.oauth.bearer import BearerGrant
 
 logger = logging.getLogger(__name__)
 
 _UNAVAILABLE_MESSAGE = "the memory service could not answer just now; try again in a moment"
 
 
-def call_tool(*, grant, spec: ToolSpec, arguments: dict[str, Any]) -> dict[str, Any]:
-    """The structured content of a successful call; raises ``ToolError`` otherwise."""
+def call_tool(*, caller: BearerGrant | Deferred, spec: ToolSpec, arguments: dict[str, Any]) -> dict[str, Any]:
+    """The structured content of a successful call; raises ``ToolError`` or ``NotAdmitted`` otherwise."""
+    grant = _admitted(caller, lambda scopes: spec.scopes.missing(scopes, arguments))
     guard = FailureGuard()
     key = guard.key(connection_id=grant.connection.pk, tool=spec.name, arguments=arguments)
     failures = guard.failures(key)
@@ -58,7 +63,8 @@ def call_tool(*, grant, spec: ToolSpec, arguments: dict[str, Any]) -> dict[str, 
     return answer.payload
 
 
-def read_resource(*, grant, uri: str) -> dict[str, Any]:
+def read_resource(*, caller: BearerGrant | Deferred, uri: str) -> dict[str, Any]:
+    grant = _admitted(caller, lambda scopes: catalog.RESOURCE_SCOPES.missing(scopes, {}))
     try:
         answer = _run(handlers.read_resource, grant, uri)
     except ToolError:
@@ -66,6 +72,20 @@ def read_resource(*, grant, uri: str) -> dict[str, Any]:
         raise
     _record(grant, answer.event, answer)
     return answer.payload
+
+
+def _admitted(caller: BearerGrant | Deferred, missing: Callable[[frozenset[str]], list[str]]) -> BearerGrant:
+    """The caller's grant, admitting a deferred call first, with every scope the call needs.
+
+    The view refuses a call its scopes do not allow with HTTP 403 before the
+    MCP server sees it (SPEC A-8); for a grant admitted first, this is the backstop.
+    """
+    grant = caller.admit() if isinstance(caller, Deferred) else caller
+    if grant is None:
+        raise NotAdmitted()
+    if lacking := missing(grant.scopes):
+        raise NotAdmitted(lacking)
+    return grant
 
 
 def _run(handler, grant, argument) -> Answer:

@@ -58,6 +58,17 @@ class ToolError(Exception):
         return {"code": self.code, "message": self.message}
 
 
+class NotAdmitted(Exception):
+    """A call whose admission, made in its own unit (``admission.Deferred``), refused it.
+
+    ``missing``: the scopes it lacks, when that was the reason.
+    """
+
+    def __init__(self, missing: tuple[str, ...] | list[str] = ()):
+        super().__init__("not admitted")
+        self.missing = list(missing)
+
+
 @dataclass(frozen=True)
 class Refusal:
     """Why /mcp will not serve a request, decided before any MCP dispatch.

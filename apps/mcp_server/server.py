@@ -1,7 +1,9 @@
 """The MCP server (low-level SDK ``Server``): tools and resources from the catalog.
 
-Every handler finds the caller's ``BearerGrant`` in the request scope, where
-the /mcp view put it after authentication (``GRANT_KEY``). ORM work runs in
+Every handler finds the caller in the request scope, where the /mcp view put
+it (``GRANT_KEY``): the ``BearerGrant`` of an admitted request, or — for a
+tool call or resource read — an ``admission.Deferred`` that ``dispatch``
+admits within the call's own unit of database work. ORM work runs in
 ``dispatch`` through ``orm.run``: on long-lived threads under ASGI, on the
 request's thread under WSGI (a fresh event loop per request); the view says
 which in the scope (``ASGI_KEY``).
@@ -23,8 +25,10 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
 
 from apps.mcp_server import catalog, dispatch, orm
-from apps.mcp_server.errors import RPC_FORBIDDEN, ToolError
+from apps.mcp_server.admission import Deferred
+from apps.mcp_server.errors import RPC_FORBIDDEN, RPC_UNAUTHORIZED, NotAdmitted, ToolError
 from apps.mcp_server.profile import PAGE_URI_TEMPLATE, SUMMARY_URI
+from apps.oauth.bearer import BearerGrant
 
 GRANT_KEY = "lifeos.grant"
 ASGI_KEY = "lifeos.asgi"  # whether the /mcp view runs under ASGI (``orm.run``)
@@ -46,22 +50,31 @@ def tool_result(payload: dict[str, Any], *, is_error: bool = False) -> types.Cal
     )
 
 
-def _grant(ctx):
+def _caller(ctx) -> BearerGrant | Deferred:
     request = ctx.request
-    grant = request.scope.get(GRANT_KEY) if request is not None else None
-    if grant is None:  # only reachable if something bypassed the /mcp view
+    caller = request.scope.get(GRANT_KEY) if request is not None else None
+    if caller is None:  # only reachable if something bypassed the /mcp view
         raise MCPError(INTERNAL_ERROR, "request was not authenticated")
-    return grant
+    return caller
+
+
+def _grant(ctx) -> BearerGrant:
+    caller = _caller(ctx)
+    if not isinstance(caller, BearerGrant):  # the view defers admission only for calls that run a unit
+        raise MCPError(INTERNAL_ERROR, "request was not authenticated")
+    return caller
 
 
 def _asgi(ctx) -> bool:
     return bool(ctx.request is not None and ctx.request.scope.get(ASGI_KEY))
 
 
-def _forbidden(missing: list[str]) -> MCPError:
-    # The view answers HTTP 403 before dispatch (SPEC A-8); this is the backstop.
-    return MCPError(RPC_FORBIDDEN, f"insufficient_scope: needs {' '.join(missing)}",
-                    data={"code": "insufficient_scope", "scopes": missing})
+def _not_admitted(refused: NotAdmitted) -> MCPError:
+    # For a deferred call the view answers its refusal (HTTP 401/403/503) in place of this error.
+    if not refused.missing:
+        return MCPError(RPC_UNAUTHORIZED, "the request was not admitted")
+    return MCPError(RPC_FORBIDDEN, f"insufficient_scope: needs {' '.join(refused.missing)}",
+                    data={"code": "insufficient_scope", "scopes": refused.missing})
 
 
 async def _list_tools(ctx, params) -> types.ListToolsResult:
@@ -70,15 +83,15 @@ async def _list_tools(ctx, params) -> types.ListToolsResult:
 
 
 async def _call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
-    grant = _grant(ctx)
+    caller = _caller(ctx)
     spec = catalog.tool(params.name)
     if spec is None:
         raise MCPError(INVALID_PARAMS, f"unknown tool {params.name[:100]!r}")
-    arguments = params.arguments or {}
-    if missing := spec.scopes.missing(grant.scopes, arguments):
-        raise _forbidden(missing)
     try:
-        payload = await orm.run(_asgi(ctx), dispatch.call_tool, grant=grant, spec=spec, arguments=arguments)
+        payload = await orm.run(_asgi(ctx), dispatch.call_tool, caller=caller, spec=spec,
+                                arguments=params.arguments or {})
+    except NotAdmitted as refused:
+        raise _not_admitted(refused) from None
     except ToolError as error:
         return tool_result(error.payload(), is_error=True)
     return tool_result(payload)
@@ -111,12 +124,11 @@ async def _list_resource_templates(ctx, params) -> types.ListResourceTemplatesRe
 
 
 async def _read_resource(ctx, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
-    grant = _grant(ctx)
     uri = str(params.uri)
-    if missing := catalog.RESOURCE_SCOPES.missing(grant.scopes, {}):
-        raise _forbidden(missing)
     try:
-        payload = await orm.run(_asgi(ctx), dispatch.read_resource, grant=grant, uri=uri)
+        payload = await orm.run(_asgi(ctx), dispatch.read_resource, caller=_caller(ctx), uri=uri)
+    except NotAdmitted as refused:
+        raise _not_admitted(refused) from None
     except ToolError as error:
         raise MCPError(INVALID_PARAMS, error.message, data=error.payload()) from None
     return types.ReadResourceResult(

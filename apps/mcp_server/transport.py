@@ -77,7 +77,7 @@ async def _hold(manager: StreamableHTTPSessionManager, ready: asyncio.Future) ->
         raise
 
 
-def _scope(request: HttpRequest, grant) -> dict:
+def _scope(request: HttpRequest, caller) -> dict:
     headers = [
         (name.lower().encode("latin-1"), value.encode("latin-1", "replace"))
         for name, value in request.headers.items()
@@ -97,12 +97,12 @@ def _scope(request: HttpRequest, grant) -> dict:
         "headers": headers,
         "client": (request.META.get("REMOTE_ADDR", ""), 0),
         "server": (host or request.get_host(), int(port) if port.isdigit() else 80),
-        GRANT_KEY: grant,
+        GRANT_KEY: caller,
         ASGI_KEY: served_by_asgi(request),
     }
 
 
-async def serve(request: HttpRequest, body: bytes, grant) -> HttpResponse:
+async def serve(request: HttpRequest, body: bytes, caller) -> HttpResponse:
     """Run the MCP server on one request whose body was already read and checked."""
     delivered = False
     finished = anyio.Event()
@@ -126,7 +126,7 @@ async def serve(request: HttpRequest, body: bytes, grant) -> HttpResponse:
         elif message["type"] == "http.response.body":
             chunks.append(message.get("body", b""))
 
-    scope = _scope(request, grant)
+    scope = _scope(request, caller)
     try:
         if scope[ASGI_KEY]:
             await (await _loop_manager()).handle_request(scope, receive, send)

@@ -27,6 +27,8 @@ async def mcp_endpoint(request: HttpRequest) -> HttpResponse:
 
 
 async def _serve(request: HttpRequest) -> HttpResponse:
+    if (call := admission.deferred(request)) is not None:
+        return await _serve_deferred(request, call)
     grant = await orm.run(orm.served_by_asgi(request), admission.admit, request)
     if isinstance(grant, Refusal):
         return refusal_response(grant)
@@ -39,3 +41,13 @@ async def _serve(request: HttpRequest) -> HttpResponse:
     if message is not None and (refusal := admission.scope_refusal(grant, message)) is not None:
         return refusal_response(refusal, request_id=message.get("id"))
     return await transport.serve(request, body, grant)
+
+
+async def _serve_deferred(request: HttpRequest, call: admission.Deferred) -> HttpResponse:
+    """A call admitted within its own unit of database work (``admission.Deferred``)."""
+    response = await transport.serve(request, call.body, call)
+    if not call.admitted:  # the MCP server answered without running the call
+        await orm.run(orm.served_by_asgi(request), call.admit)
+    if call.refusal is not None:
+        return refusal_response(call.refusal, request_id=call.refusal_id)
+    return response

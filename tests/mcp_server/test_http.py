@@ -118,6 +118,40 @@ def test_service_reopened(shared_profile):
     assert post(call("get_user_context"), token).status_code == 200
 
 
+# SPEC A-8, M-10: a tool call or resource read is admitted inside its own unit of database work
+# (docs/mcp.md); a caller that is not admitted reads only the refusal, even where the MCP server
+# answers the call by itself (an unknown tool, malformed parameters) without running it.
+@pytest.mark.parametrize("message", [call("no_such_tool"), rpc("tools/call", {"name": 7}), rpc("resources/read", {}),
+                                     call("get_user_context")], ids=["unknown-tool", "bad-name", "no-uri", "valid"])
+@pytest.mark.parametrize("refused", ["invalid-token", "closed"])
+def test_unadmitted_caller_reads_only_the_refusal(refused, message, shared_profile):
+    _, _, token = shared_profile
+    if refused == "closed":
+        ServiceStatus.objects.create(pk=1, state="closed", message="closed")
+    response = post(message, token if refused == "closed" else "not-a-token")
+    assert (response.status_code, error_code(response)) == (
+        (503, "unavailable") if refused == "closed" else (401, "invalid_token"))
+    assert response.json()["id"] is None
+    assert "result" not in response.json() and "facts" not in response.content.decode()
+
+
+# One unit of database work per tool call: admission, the call and its access record (docs/performance.md).
+def test_tool_call_is_one_unit_of_database_work(shared_profile, monkeypatch):
+    from apps.mcp_server import orm
+
+    units, run = [], orm.run
+
+    async def counted(asgi, function, *args, **kwargs):
+        units.append(function)
+        return await run(asgi, function, *args, **kwargs)
+
+    monkeypatch.setattr(orm, "run", counted)
+    _, _, token = shared_profile
+    response = post(call("get_user_context"), token)
+    assert response.status_code == 200 and response.json()["result"]["isError"] is False
+    assert len(units) == 1
+
+
 # DNS-rebinding defence: a foreign Origin is refused; our own and loopback origins are served.
 @pytest.mark.parametrize(
     "origin,status",
