@@ -13,6 +13,7 @@ from django.db import connections, router
 from django.db.models import F, QuerySet
 
 from apps.common import statements
+from apps.common.memo import BoundedMemo
 from apps.consent.models import AccessEvent, Connection, FactShare
 from apps.memory.models import Category, Certainty, Fact, FactStatus
 
@@ -147,8 +148,10 @@ def visible_set_read(
     or — when ``ids`` is given — the visible facts among ``ids``. On
     PostgreSQL everything that grows with the set (count, digests, latest
     change, the window's LIMIT/OFFSET) is computed by the database, so the
-    Python work is the window's size; elsewhere (SQLite, local development)
-    the same values are computed here from the whole set.
+    Python work is the window's size, and the digests are summed up only
+    when the set's sources changed since this process last read them (their
+    change stamps, ``_STAMP``; docs/mcp.md); elsewhere (SQLite, local
+    development) the same values are computed here from the whole set.
     """
     if connection.revoked_at is not None:
         return EMPTY_READ
@@ -160,18 +163,29 @@ def visible_set_read(
     if statement is None:
         rows = visible_fact_values(connection=connection, fields=WINDOW_FIELDS)
         return visible_set_of(rows, offset=offset, limit=limit, ids=ids)
-    sql, parts = statement
+    sql, (narrow, wide) = statement
     window = [sorted(set(ids))] if ids is not None else [limit, offset]
     values = _values(connection, categories)
+    key = (database, connection.pk, tuple(categories))
+    known = _known_digests.get(key)  # (stamps, digests) of an earlier read
+    known_stamps = known[0] if known is not None else (None, None)
+    params = [connection.user_id, connection.pk, *narrow.bind(values), known is not None, *known_stamps,
+              *wide.bind(values), *window]
     with connections[database].cursor() as cursor:
-        cursor.execute(sql, [*(param for part in parts for param in part.bind(values)), *window])
+        cursor.execute(sql, params)
         result = cursor.fetchall()
-    # A row with no id is a category's digest; the others are the facts asked for.
-    digests = tuple(sorted(
-        (CategoryDigest(category=code, count=count, fingerprint=f"{folded & _MASK64:016x}", latest=moment)
-         for fid, code, count, folded, moment, _, _, _ in result if fid is None),
-        key=lambda digest: digest.category,
-    ))
+    # A row with neither id nor category holds the stamps; one with no id is a category's digest;
+    # the others are the facts asked for.
+    stamps = next((count, folded) for fid, code, count, folded, *_ in result if fid is None and code is None)
+    if known is not None and known_stamps == stamps:  # the database skipped the digests: unchanged
+        digests = known[1]
+    else:
+        digests = tuple(sorted(
+            (CategoryDigest(category=code, count=count, fingerprint=f"{folded & _MASK64:016x}", latest=moment)
+             for fid, code, count, folded, moment, _, _, _ in result if fid is None and code is not None),
+            key=lambda digest: digest.category,
+        ))
+        _known_digests.put(key, (stamps, digests))
     rows = sorted(
         (fid, code, label, value, version, moment)
         for fid, code, _, _, moment, label, value, version in result if fid is not None
@@ -214,17 +228,32 @@ def _set_statement(database: str, category_count: int, by_ids: bool) -> tuple[st
     if narrow is None or wide is None or narrow.converters or wide.converters:  # not a plain PostgreSQL read
         return None
     tail = 'WHERE w."id" = ANY(%s)' if by_ids else "LIMIT %s OFFSET %s"
-    # Per category one row without an id (count, folded hashes, latest change), then the facts asked
-    # for; each value is sent once, so reading the result costs what the window holds.
+    # First the stamps of the set's sources (the owner's facts, the connection's shares); then per
+    # category one row without an id (count, folded hashes, latest change) — unless the caller
+    # already knows the digests for these very stamps, when the database skips summing up the
+    # whole set (a one-time filter); then the facts asked for. Each value is sent once, so reading
+    # the result costs what the window holds.
     sql = (
-        'SELECT NULL AS "id", v."category", count(*), '
+        f"WITH s AS (SELECT ({_STAMP % 'f'}) AS facts, ({_STAMP % 's'}) AS shares) "
+        'SELECT NULL::bigint AS "id", NULL AS "category", s.facts, s.shares, NULL, NULL, NULL, NULL::integer FROM s '
+        "UNION ALL "
+        '(SELECT NULL, v."category", count(*), '
         f'bit_xor({_FACT_HASH}), {_SHOWN_LATEST}, NULL, NULL, NULL '
-        f'FROM ({narrow.sql}) v GROUP BY v."category" '
+        f"FROM ({narrow.sql}) v WHERE NOT EXISTS (SELECT 1 FROM s WHERE %s "
+        "AND s.facts IS NOT DISTINCT FROM %s::bigint AND s.shares IS NOT DISTINCT FROM %s::bigint) "
+        'GROUP BY v."category") '
         "UNION ALL "
         f'(SELECT w."id", w."category", NULL, NULL, {_SHOWN_TIME}, w."label", w."value", w."version" '
         f"FROM ({wide.sql}) w {tail})"
     )
     return sql, (narrow, wide)
+
+
+# A source's change stamp (migration consent 0003): a new random value in the transaction of any
+# statement that writes the owner's facts ('f', keyed by owner) or the connection's shares ('s').
+# While both are unchanged the visible set is too, so its digests need not be summed up again.
+_STAMP = "SELECT stamp FROM consent_visiblestamp WHERE kind = '%s' AND key = %%s"
+_known_digests = BoundedMemo(4096)
 
 
 def visible_set_of(rows: Sequence[tuple], *, offset: int = 0, limit: int | None = 0,

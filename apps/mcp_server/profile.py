@@ -38,13 +38,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from apps.common.memo import BoundedMemo
 from apps.consent.models import Connection
 from apps.consent.selectors import CategoryDigest, VisibleSetRead, visible_set_of, visible_set_read
 from apps.memory.models import Category
@@ -159,28 +158,7 @@ def _digest_key(categories: Sequence[CategoryDigest]) -> tuple:
     return tuple((digest.category, digest.count, digest.fingerprint) for digest in categories)
 
 
-class _Memo:
-    """A bounded, thread-safe map of digest → version; the oldest entry goes first."""
-
-    def __init__(self, size: int):
-        self.size, self.entries, self.lock = size, OrderedDict(), threading.Lock()
-
-    def get(self, key):
-        with self.lock:
-            value = self.entries.get(key)
-            if value is not None:
-                self.entries.move_to_end(key)
-            return value
-
-    def put(self, key, value) -> None:
-        with self.lock:
-            self.entries[key] = value
-            self.entries.move_to_end(key)
-            while len(self.entries) > self.size:
-                self.entries.popitem(last=False)
-
-
-_known_versions = _Memo(4096)
+_known_versions = BoundedMemo(4096)
 
 
 def _snapshot(read: VisibleSetRead, offset: int, version: str) -> ProfileSnapshot:

@@ -8,6 +8,7 @@ import pytest
 from django.db import connection as db
 from django.test.utils import CaptureQueriesContext
 
+from apps.consent import selectors
 from apps.consent.models import FactShare
 from apps.consent.selectors import (
     EMPTY_READ,
@@ -69,8 +70,8 @@ def test_ids_give_only_visible_facts(user, other_user):
     assert visible_set_read(connection=connection, ids=[]).rows == ()
 
 
-# The read is one statement; on PostgreSQL it returns only the window's rows and one row per category,
-# whatever the size of the set.
+# The read is one statement; on PostgreSQL it returns only the window's rows, one row per category and
+# one of change stamps, whatever the size of the set.
 def test_one_statement_returning_only_the_window(user):
     connection, _ = profile(user, 30)
     returned = []
@@ -87,7 +88,74 @@ def test_one_statement_returning_only_the_window(user):
     if db.vendor == "postgresql":
         sql = captured.captured_queries[0]["sql"]
         assert "bit_xor" in sql and "LIMIT 4 OFFSET 7" in sql
-        assert returned == [4 + len(CATEGORIES)]
+        assert returned == [1 + len(CATEGORIES) + 4]
+
+
+# While the set's sources are unchanged (their stamps, migration consent 0003), PostgreSQL does not sum
+# up the whole set again: the read returns the stamps and the window, and the digests are the same.
+@pytest.mark.postgres_only
+def test_unchanged_set_is_not_summed_up_again(user):
+    connection, _ = profile(user, 30)
+    first = visible_set_read(connection=connection, offset=7, limit=4)
+    returned = []
+
+    def count_rows(execute, sql, params, many, context):
+        result = execute(sql, params, many, context)
+        returned.append(context["cursor"].rowcount)
+        return result
+
+    with db.execute_wrapper(count_rows):
+        again = visible_set_read(connection=connection, offset=7, limit=4)
+    assert returned == [1 + 4]
+    assert again == first
+
+
+def fresh_digests(connection):
+    """The digests summed up from the whole set, with nothing remembered from earlier reads."""
+    selectors._known_digests.entries.clear()
+    return digests(connection)
+
+
+# SPEC M-4 (through C-1): whoever writes the set's sources — a service, a bulk load, a queryset update,
+# raw SQL that bypasses the ORM — the next read sees the set as it now is.
+@pytest.mark.postgres_only
+@pytest.mark.parametrize(
+    "write",
+    [
+        "UPDATE memory_fact SET value = 'Raw' WHERE id = {fact}",
+        "UPDATE memory_fact SET updated_at = updated_at + interval '1 second' WHERE id = {fact}",
+        "DELETE FROM consent_factshare WHERE fact_id = {fact}",
+        "UPDATE consent_factshare SET fact_version = 7 WHERE fact_id = {fact}",
+        "DELETE FROM consent_factshare WHERE fact_id = {fact}; DELETE FROM memory_fact WHERE id = {fact}",
+        "UPDATE memory_fact SET owner_id = {other} WHERE id = {fact}",
+    ],
+    ids=["raw-value", "raw-time", "raw-unshare", "raw-share-version", "raw-delete", "owner-moved"],
+)
+def test_any_write_is_seen_by_the_next_read(user, other_user, write):
+    connection, facts = profile(user, 6)
+    before = digests(connection)
+    assert digests(connection) == before  # remembered
+    with db.cursor() as cursor:
+        cursor.execute(write.format(fact=facts[0].pk, other=other_user.pk))
+    after = digests(connection)
+    assert after != before
+    assert after == fresh_digests(connection)
+
+
+@pytest.mark.postgres_only
+def test_bulk_writes_are_seen_by_the_next_read(user):
+    connection, facts = profile(user, 6)
+    before = digests(connection)
+    added = Fact.objects.bulk_create([Fact(owner=user, category="basic", label=f"Bulk {i}", value="v",
+                                           certainty="confirmed", created_at=facts[0].created_at,
+                                           updated_at=facts[0].updated_at) for i in range(3)])
+    assert digests(connection) == before  # not shared yet: the same set, newly summed up
+    FactShare.objects.bulk_create([FactShare(connection=connection, fact=fact, fact_version=1,
+                                             shared_at=fact.created_at) for fact in added])
+    grown = digests(connection)
+    assert grown != before and grown == fresh_digests(connection)
+    Fact.objects.filter(pk__in=[fact.pk for fact in added]).update(sensitive=True)
+    assert digests(connection) == before == fresh_digests(connection)
 
 
 # SPEC M-4 (through C-1): any change to what is visible changes a digest; the same set gives the same ones.

@@ -209,3 +209,9 @@ def bulk_share(connection, owner, count: int) -> list:
         FactShare(connection=connection, fact=fact, fact_version=fact.version, shared_at=now) for fact in facts
     )
     return facts
+
+
+def fact_reads(statements: list[str]) -> list[str]:
+    """The statements among ``statements`` that read facts (the visible set's statement begins WITH)."""
+    return [sql for sql in statements
+            if '"memory_fact"' in sql and sql.lstrip().upper().startswith(("SELECT", "WITH"))]

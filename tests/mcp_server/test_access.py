@@ -10,7 +10,7 @@ from django.test.utils import CaptureQueriesContext
 
 from apps.common import clock
 from apps.consent.models import AccessEvent, Connection
-from tests.mcp_server.conftest import bulk_share, make_fact, share
+from tests.mcp_server.conftest import bulk_share, fact_reads, make_fact, share
 from tests.mcp_server.rpc import call, post, rpc, tool_result
 
 pytestmark = pytest.mark.django_db
@@ -78,11 +78,7 @@ def test_query_count_does_not_grow(user, other_user, application, connect, issue
     # The first read of a set also computes its version (SPEC M-4): one more statement, whatever its size.
     few, many = _queries_for_overview(small_token), _queries_for_overview(big_token)
     assert len(few) == len(many)
-    assert _fact_reads(many) == 2
+    assert len(fact_reads(many)) == 2
     few, many = _queries_for_overview(small_token), _queries_for_overview(big_token)
     assert len(few) == len(many)
-    assert _fact_reads(many) == 1
-
-
-def _fact_reads(statements: list[str]) -> int:
-    return sum('"memory_fact"' in sql and sql.lstrip().upper().startswith("SELECT") for sql in statements)
+    assert len(fact_reads(many)) == 1

@@ -20,7 +20,7 @@ from apps.memory.models import Category
 from apps.retrieval.indexing import indexed_type
 from apps.retrieval.models import SearchProjection
 from apps.retrieval.searchable import USER_PROFILE
-from tests.mcp_server.conftest import bulk_share
+from tests.mcp_server.conftest import bulk_share, fact_reads
 from tests.mcp_server.rpc import call, post, rpc
 
 pytestmark = pytest.mark.django_db
@@ -117,5 +117,4 @@ def test_resource_statements_do_not_grow_with_the_profile(resource, profiles):
 def test_overview_reads_the_visible_set_once(profiles):
     token, _ = profiles[LARGE]
     statements, _ = _statements(call("get_user_context"), token)
-    fact_reads = [sql for sql in statements if sql.lstrip().upper().startswith("SELECT") and '"memory_fact"' in sql]
-    assert len(fact_reads) == 1, fact_reads
+    assert len(fact_reads(statements)) == 1, fact_reads(statements)

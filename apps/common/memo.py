@@ -1,0 +1,31 @@
+"""A bounded, thread-safe map kept per process: what a hot path computed once and may reuse.
+
+Only for values that are pure functions of their key (a digest, or change
+stamps read from the database in the same statement), so an entry is never
+stale, only forgotten: the oldest goes first when the map is full.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from typing import Any
+
+
+class BoundedMemo:
+    def __init__(self, size: int):
+        self.size, self.entries, self.lock = size, OrderedDict(), threading.Lock()
+
+    def get(self, key) -> Any:
+        with self.lock:
+            value = self.entries.get(key)
+            if value is not None:
+                self.entries.move_to_end(key)
+            return value
+
+    def put(self, key, value) -> None:
+        with self.lock:
+            self.entries[key] = value
+            self.entries.move_to_end(key)
+            while len(self.entries) > self.size:
+                self.entries.popitem(last=False)
