@@ -59,6 +59,12 @@ def constant_sql(model: type[Model], build: Callable[[], QuerySet]) -> tuple[str
     return found.sql, found.params
 
 
+def bound(model: type[Model], build: Callable[..., QuerySet], kinds: tuple[str, ...], *values) -> tuple[str, list] | None:
+    """The SQL and parameters of ``build(*values)``, compiled once, to run inside another statement."""
+    found = compiled(build, kinds, router.db_for_read(model))
+    return None if found is None else (found.sql, found.bind(values))
+
+
 def converted(values: Sequence, converters: dict, connection) -> tuple:
     """One fetched row as the ORM would load it (``compiler.get_converters``: JSON text, SQLite datetimes …)."""
     row = list(values)

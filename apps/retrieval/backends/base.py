@@ -48,12 +48,13 @@ class SearchScope:
 
     ``fields`` are the JSON Pointer paths it may read (only they are matched);
     ``records`` is a queryset of the source records it may see right now —
-    only their primary keys are used, inside the search query itself.
+    only their primary keys are used, inside the search query itself — or
+    the SQL and parameters of a statement selecting those primary keys.
     """
 
     resource_type: str
     fields: tuple[str, ...]
-    records: QuerySet
+    records: QuerySet | tuple[str, list]
 
 
 @dataclass(frozen=True)
@@ -130,7 +131,8 @@ class BaseSearchBackend:
             if not scope.fields:
                 continue
             try:
-                records_sql, records_params = scope.records.order_by().values("pk").query.sql_with_params()
+                records_sql, records_params = scope.records if isinstance(scope.records, tuple) else (
+                    scope.records.order_by().values("pk").query.sql_with_params())
             except EmptyResultSet:
                 continue  # the caller may see no record of this type
             placeholders = ", ".join(["%s"] * len(scope.fields))

@@ -37,6 +37,10 @@ class Adapter:
         """Only the records that currently exist for readers (SPEC R-6: not deleted, …)."""
         raise NotImplementedError
 
+    def searchable(self, user_id: int) -> models.QuerySet | tuple[str, list]:
+        """The current records a search may return: a queryset, or the SQL selecting their ids."""
+        return self.current(self.records(user_id))
+
     def load(self, user_id: int, record_id: int):
         """The record ``record_id`` if ``user_id`` owns it (current or not), prepared for ``document``; else None."""
         return self.with_related(self.records(user_id)).filter(pk=record_id).first()
@@ -108,6 +112,17 @@ class ModelAdapter(Adapter):
         if self.prefetch_related:
             prefetch_related_objects([instance], *self.prefetch_related)
         return instance
+
+    def searchable(self, user_id: int) -> models.QuerySet | tuple[str, list]:
+        """The ids of the current records a search may return, as SQL compiled once per type.
+
+        A search names every type the run may search, so compiling these
+        querysets on every search cost more than its statement on a rare term.
+        """
+        return statements.bound(self.model, self._current_ids, ("int",), user_id) or self._current_ids(user_id)
+
+    def _current_ids(self, user_id) -> models.QuerySet:
+        return self.current(self.records(user_id)).order_by().values("pk")
 
     def _attnames(self) -> list[str]:
         return [f.attname for f in self.model._meta.concrete_fields]

@@ -71,6 +71,18 @@ def test_candidates_are_confirmed_against_the_source_record(user, other_user):  
     assert refs(call(access(user), "search", query="quokka")) == [f"voice_memo:{kept.pk}"]
 
 
+# The statement naming what each type may return is compiled once and bound per search: one person's
+# search after another's finds that person's records, and a deletion counts at once.
+def test_each_search_is_bound_to_its_own_person(user, other_user):  # SPEC R-6
+    mine = services.todo_create(owner=user, title="Quokka visa")
+    theirs = services.todo_create(owner=other_user, title="Quokka visa")
+    assert refs(call(access(user), "search", query="quokka")) == [f"todo:{mine.pk}"]
+    assert refs(call(access(other_user), "search", query="quokka")) == [f"todo:{theirs.pk}"]
+    services.resource_delete(instance=theirs)
+    assert call(access(other_user), "search", query="quokka")["hits"] == []
+    assert refs(call(access(user), "search", query="quokka")) == [f"todo:{mine.pk}"]
+
+
 def test_ranking_lifts_open_todos_and_recent_records(user, frozen_clock):  # SPEC R-8
     done = services.todo_create(owner=user, title="Call the bank about the mortgage", status="done")
     frozen_clock.advance(timedelta(days=1))
