@@ -27,30 +27,24 @@ CREATE TABLE IF NOT EXISTS {STAMPS} (
     PRIMARY KEY (kind, key)
 )"""
 
+# One function per source and event: PostgreSQL allows transition tables only on single-event
+# triggers, and a function may only name the transition tables its trigger declares.
 FUNCTION = """
 CREATE OR REPLACE FUNCTION {name}() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    IF TG_OP <> 'DELETE' THEN
-        INSERT INTO {stamps} (kind, key, stamp)
-        SELECT '{kind}', changed.{column}, (random() * 9.2e18)::bigint
-        FROM (SELECT DISTINCT {column} FROM new_rows) changed
-        ON CONFLICT (kind, key) DO UPDATE SET stamp = EXCLUDED.stamp;
-    END IF;
-    IF TG_OP <> 'INSERT' THEN
-        INSERT INTO {stamps} (kind, key, stamp)
-        SELECT '{kind}', changed.{column}, (random() * 9.2e18)::bigint
-        FROM (SELECT DISTINCT {column} FROM old_rows) changed
-        ON CONFLICT (kind, key) DO UPDATE SET stamp = EXCLUDED.stamp;
-    END IF;
+    INSERT INTO {stamps} (kind, key, stamp)
+    SELECT '{kind}', changed.key, (random() * 9.2e18)::bigint FROM ({rows}) AS changed (key)
+    ON CONFLICT (kind, key) DO UPDATE SET stamp = EXCLUDED.stamp;
     RETURN NULL;
 END
 $$"""
 
-# PostgreSQL allows transition tables only on single-event triggers: one trigger per event.
-TRIGGERS = {
-    "INSERT": "REFERENCING NEW TABLE AS new_rows",
-    "UPDATE": "REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows",
-    "DELETE": "REFERENCING OLD TABLE AS old_rows",
+# Per event: the transition tables its trigger declares, and the keys of the rows it wrote.
+EVENTS = {
+    "INSERT": ("REFERENCING NEW TABLE AS new_rows", "SELECT DISTINCT {column} FROM new_rows"),
+    "UPDATE": ("REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows",
+               "SELECT {column} FROM old_rows UNION SELECT {column} FROM new_rows"),
+    "DELETE": ("REFERENCING OLD TABLE AS old_rows", "SELECT DISTINCT {column} FROM old_rows"),
 }
 
 
@@ -69,12 +63,11 @@ def forward(apps, schema_editor):
         return
     schema_editor.execute(CREATE_TABLE)
     for table, column, kind in _sources(apps):
-        name = f"{STAMPS}_{kind}"
-        schema_editor.execute(FUNCTION.format(name=name, stamps=STAMPS, kind=kind, column=column))
-        for event, referencing in TRIGGERS.items():
+        for event, (referencing, rows) in EVENTS.items():
+            name = f"{STAMPS}_{kind}_{event.lower()}"
+            schema_editor.execute(FUNCTION.format(name=name, stamps=STAMPS, kind=kind, rows=rows.format(column=column)))
             schema_editor.execute(
-                f"CREATE TRIGGER {name}_{event.lower()} AFTER {event} ON {table} {referencing} "
-                f"FOR EACH STATEMENT EXECUTE FUNCTION {name}()"
+                f"CREATE TRIGGER {name} AFTER {event} ON {table} {referencing} FOR EACH STATEMENT EXECUTE FUNCTION {name}()"
             )
 
 
@@ -82,10 +75,10 @@ def backward(apps, schema_editor):
     if schema_editor.connection.vendor != "postgresql":
         return
     for table, _, kind in _sources(apps):
-        name = f"{STAMPS}_{kind}"
-        for event in TRIGGERS:
-            schema_editor.execute(f"DROP TRIGGER IF EXISTS {name}_{event.lower()} ON {table}")
-        schema_editor.execute(f"DROP FUNCTION IF EXISTS {name}()")
+        for event in EVENTS:
+            name = f"{STAMPS}_{kind}_{event.lower()}"
+            schema_editor.execute(f"DROP TRIGGER IF EXISTS {name} ON {table}")
+            schema_editor.execute(f"DROP FUNCTION IF EXISTS {name}()")
     schema_editor.execute(f"DROP TABLE IF EXISTS {STAMPS}")
 
 
