@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import json
 import logging
-from ipaddress import ip_address
 from dataclasses import dataclass
+from ipaddress import ip_address
 from typing import Any
 from urllib.parse import urlsplit
 
