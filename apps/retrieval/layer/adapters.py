@@ -37,7 +37,7 @@ class Adapter:
         """Only the records that currently exist for readers (SPEC R-6: not deleted, …)."""
         raise NotImplementedError
 
-    def searchable(self, user_id: int) -> models.QuerySet | tuple[str, list]:
+    def searchable_records(self, user_id: int) -> models.QuerySet | tuple[str, list]:
         """The current records a search may return: a queryset, or the SQL selecting their ids."""
         return self.current(self.records(user_id))
 
@@ -113,7 +113,7 @@ class ModelAdapter(Adapter):
             prefetch_related_objects([instance], *self.prefetch_related)
         return instance
 
-    def searchable(self, user_id: int) -> models.QuerySet | tuple[str, list]:
+    def searchable_records(self, user_id: int) -> models.QuerySet | tuple[str, list]:
         """The ids of the current records a search may return, as SQL compiled once per type.
 
         A search names every type the run may search, so compiling these

@@ -145,7 +145,7 @@ def search(access: Access, request: SearchRequest) -> dict:
     for v in targets:
         fields = searchable_fields(v)
         if fields:
-            scopes.append(SearchScope(v.type, fields, v.resource.adapter.searchable(access.user_id)))
+            scopes.append(SearchScope(v.type, fields, v.resource.adapter.searchable_records(access.user_id)))
     answer = {"query": request.query, "hits": [], "truncated": False}
     if not scopes:
         return answer
