@@ -13,7 +13,7 @@ from apps.consent.models import FactShare
 from apps.consent.selectors import visible_facts
 from apps.memory.models import Fact
 from apps.retrieval.backends import SearchScope, get_search_backend
-from apps.retrieval.backends.postgres import TRIGRAM_INDEX
+from apps.retrieval.backends.postgres import RANKED_CHARS, TRIGRAM_INDEX, TS_CONFIG, VECTOR_COLUMN
 from apps.retrieval.models import SearchProjection
 from apps.retrieval.selectors import search_visible_facts
 from apps.retrieval.services import projection_rebuild
@@ -53,6 +53,23 @@ def test_pg_trgm_makes_trigrams_of_chinese():
     assert fetch("SELECT array_length(show_trgm(%s), 1)", ["喝咖啡"])[0][0] >= 1
     assert fetch("SELECT similarity(%s, %s) > 0", ["我每天早上喝咖啡", "喝咖啡"])[0][0] is True
     assert fetch("SELECT %s LIKE %s", ["我每天早上喝咖啡", "%早上喝咖啡%"])[0][0] is True
+
+
+# SPEC R-7: ranking reads the stored vector; it must be the vector of the row's text as written
+# now, however it was written (service, raw INSERT, UPDATE), and cut where ranking cuts it.
+def test_the_stored_vector_is_the_ranking_vector_of_the_current_text(user):
+    table = SearchProjection._meta.db_table
+    long_text = "head " + "filler " * (RANKED_CHARS // 7) + "tailword"
+    fetch(f"INSERT INTO {table} (resource_type, record_id, owner_id, field, text, updated_at)"
+          " VALUES ('todo', 1, %s, '/title', 'plan the trip', now()), ('todo', 2, %s, '/notes', %s, now())",
+          [user.pk, user.pk, long_text])
+    fetch(f"UPDATE {table} SET text = 'pack the bags' WHERE record_id = 1 AND owner_id = %s", [user.pk])
+    rows = fetch(
+        f"SELECT record_id, {VECTOR_COLUMN} = to_tsvector(%s, left(text, %s)), {VECTOR_COLUMN}::text"
+        f" FROM {table} WHERE owner_id = %s ORDER BY record_id", [TS_CONFIG, RANKED_CHARS, user.pk])
+    assert [(record_id, same) for record_id, same, _ in rows] == [(1, True), (2, True)]
+    assert "'pack'" in rows[0][2] and "'plan'" not in rows[0][2]
+    assert "'head'" in rows[1][2] and "'tailword'" not in rows[1][2]
 
 
 @pytest.fixture

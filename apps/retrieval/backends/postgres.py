@@ -22,6 +22,9 @@ TS_CONFIG = "simple"
 # Ranking reads only a record's opening text: a tsvector holds at most 1 MiB, and a
 # transcript's body can be larger. Matching itself still covers the whole text.
 RANKED_CHARS = 100_000
+# Each row's to_tsvector(TS_CONFIG, left(text, RANKED_CHARS)), stored by PostgreSQL when
+# the row is written (generated column, migration 0004): ranking does not recompute it.
+VECTOR_COLUMN = "search_vector"
 
 
 class PostgresSearchBackend(BaseSearchBackend):
@@ -51,7 +54,7 @@ class PostgresSearchBackend(BaseSearchBackend):
     def score_expression(self, terms, long_terms):
         tsquery = " || ".join(f"plainto_tsquery('{TS_CONFIG}', %s)" for _ in terms)
         return (
-            f"ts_rank(to_tsvector('{TS_CONFIG}', left(p.text, {RANKED_CHARS})), {tsquery})"
+            f"ts_rank(p.{VECTOR_COLUMN}, {tsquery})"
             f" + similarity(left(p.text, {RANKED_CHARS}), %s)",
             [*terms, " ".join(terms)],
         )

@@ -7,6 +7,8 @@ triggers that keep it in step with the projection rows in the same transaction.
 
 from django.db import migrations
 
+from apps.common.vendor_sql import run_for_vendor
+
 TABLE = "retrieval_searchprojection"
 FTS = f"{TABLE}_fts"
 
@@ -38,20 +40,12 @@ SQLITE_BACKWARD = [
 ]
 
 
-def _run(statements_by_vendor):
-    def run(apps, schema_editor):
-        for statement in statements_by_vendor.get(schema_editor.connection.vendor, []):
-            schema_editor.execute(statement)
-
-    return run
-
-
 class Migration(migrations.Migration):
     dependencies = [("retrieval", "0001_initial")]
 
     operations = [
-        migrations.RunPython(
-            _run({"postgresql": POSTGRES_FORWARD, "sqlite": SQLITE_FORWARD}),
-            _run({"postgresql": POSTGRES_BACKWARD, "sqlite": SQLITE_BACKWARD}),
+        run_for_vendor(
+            {"postgresql": POSTGRES_FORWARD, "sqlite": SQLITE_FORWARD},
+            {"postgresql": POSTGRES_BACKWARD, "sqlite": SQLITE_BACKWARD},
         ),
     ]

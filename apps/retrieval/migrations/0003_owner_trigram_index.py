@@ -16,6 +16,8 @@ cores).
 
 from django.db import migrations
 
+from apps.common.vendor_sql import run_for_vendor
+
 TABLE = "retrieval_searchprojection"
 
 POSTGRES_FORWARD = [
@@ -29,17 +31,9 @@ POSTGRES_BACKWARD = [
 ]
 
 
-def _run(statements_by_vendor):
-    def run(apps, schema_editor):
-        for statement in statements_by_vendor.get(schema_editor.connection.vendor, []):
-            schema_editor.execute(statement)
-
-    return run
-
-
 class Migration(migrations.Migration):
     dependencies = [("retrieval", "0002_search_indexes")]
 
     operations = [
-        migrations.RunPython(_run({"postgresql": POSTGRES_FORWARD}), _run({"postgresql": POSTGRES_BACKWARD})),
+        run_for_vendor({"postgresql": POSTGRES_FORWARD}, {"postgresql": POSTGRES_BACKWARD}),
     ]
