@@ -10,10 +10,9 @@ read of the set (``visible_set_read``) then skips summing up the whole set
 again (docs/performance.md). Statement-level triggers with transition tables:
 one stamp write per statement and owner, however many rows it touched.
 
-``TRUNCATE`` fires no row or statement trigger: the product never truncates
-these tables (only a test database's flush does, and new rows there get new
-ids). SQLite (local development) computes the set's digests in Python and
-needs no stamps.
+``TRUNCATE`` fires none of these triggers; migration ``0004`` stamps it.
+SQLite (local development) computes the set's digests in Python and needs no
+stamps.
 """
 
 from django.db import migrations
