@@ -18,7 +18,8 @@ FUNCTION = """
 CREATE OR REPLACE FUNCTION {name}() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     INSERT INTO {stamps} (kind, key, stamp)
-    SELECT '{kind}', present.key, (random() * 9.2e18)::bigint FROM (SELECT DISTINCT {column} FROM {table}) AS present (key)
+    SELECT '{kind}', present.key, (random() * 9.2e18)::bigint
+    FROM (SELECT DISTINCT {column} FROM {table}) AS present (key)
     ON CONFLICT (kind, key) DO UPDATE SET stamp = EXCLUDED.stamp;
     RETURN NULL;
 END
@@ -40,7 +41,9 @@ def forward(apps, schema_editor):
         return
     for table, column, name, kind in _triggers(apps):
         schema_editor.execute(FUNCTION.format(name=name, stamps=STAMPS, kind=kind, column=column, table=table))
-        schema_editor.execute(f"CREATE TRIGGER {name} BEFORE TRUNCATE ON {table} FOR EACH STATEMENT EXECUTE FUNCTION {name}()")
+        schema_editor.execute(
+            f"CREATE TRIGGER {name} BEFORE TRUNCATE ON {table} FOR EACH STATEMENT EXECUTE FUNCTION {name}()"
+        )
 
 
 def backward(apps, schema_editor):
