@@ -11,6 +11,7 @@ from io import StringIO
 
 import pytest
 from django.core.management import call_command
+from django.db import DatabaseError
 from django.db import connection as db_connection
 from django.db import transaction
 from django.test.utils import CaptureQueriesContext
@@ -342,3 +343,26 @@ class TestPostgresBackend(BackendTests):
 
     def test_index_is_installed(self):
         assert self.backend.index_problems() == []
+
+    # SPEC: the repair command restores what ranking reads, and nothing else is rebuilt.
+    def test_rebuild_restores_the_ranking_column(self, conn):
+        from apps.retrieval.backends.postgres import TRIGRAM_INDEX, VECTOR_COLUMN
+
+        fact = shared_fact(conn, label="Tea", value="Oolong")
+        ranked = self.ids(conn, "oolong")
+        with db_connection.cursor() as cursor:  # rolled back with the test's transaction
+            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # ALTER TABLE refuses to run with deferred checks pending
+            cursor.execute(f"ALTER TABLE {SearchProjection._meta.db_table} DROP COLUMN {VECTOR_COLUMN}")
+            cursor.execute("SELECT oid FROM pg_class WHERE relname = %s", [TRIGRAM_INDEX])
+            index_before = cursor.fetchone()
+        assert self.backend.index_problems() == [f"the ranking column {VECTOR_COLUMN} is missing"]
+        with pytest.raises(DatabaseError), transaction.atomic():  # /mcp answers it as `unavailable`
+            self.ids(conn, "oolong")
+        out = StringIO()
+        call_command("rebuild_search_projection", stdout=out)
+        assert f"the ranking column {VECTOR_COLUMN} is missing" in out.getvalue()
+        assert self.backend.index_problems() == []
+        assert self.ids(conn, "oolong") == ranked == [fact.pk]
+        with db_connection.cursor() as cursor:
+            cursor.execute("SELECT oid FROM pg_class WHERE relname = %s", [TRIGRAM_INDEX])
+            assert cursor.fetchone() == index_before  # the index was not rebuilt

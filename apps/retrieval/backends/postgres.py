@@ -25,6 +25,7 @@ RANKED_CHARS = 100_000
 # Each row's to_tsvector(TS_CONFIG, left(text, RANKED_CHARS)), stored by PostgreSQL when
 # the row is written (generated column, migration 0004): ranking does not recompute it.
 VECTOR_COLUMN = "search_vector"
+VECTOR_EXPRESSION = f"to_tsvector('{TS_CONFIG}'::regconfig, left(text, {RANKED_CHARS}))"
 
 
 class PostgresSearchBackend(BaseSearchBackend):
@@ -66,24 +67,41 @@ class PostgresSearchBackend(BaseSearchBackend):
                 cursor.execute("SELECT 1 FROM pg_extension WHERE extname = %s", [extension])
                 if cursor.fetchone() is None:
                     problems.append(f"the {extension} extension is not installed")
-            cursor.execute(
-                "SELECT i.indisvalid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid"
-                " WHERE c.relname = %s AND i.indrelid = %s::regclass", [TRIGRAM_INDEX, self.table])
-            row = cursor.fetchone()
-            if row is None:
+            valid = self._trigram_index_valid(cursor)
+            if valid is None:
                 problems.append(f"the trigram index {TRIGRAM_INDEX} is missing")
-            elif not row[0]:
+            elif not valid:
                 problems.append(f"the trigram index {TRIGRAM_INDEX} is invalid")
+            if not self._vector_column_present(cursor):
+                problems.append(f"the ranking column {VECTOR_COLUMN} is missing")
         return problems
 
     def rebuild_index(self):
-        # PostgreSQL keeps its indexes in step transactionally; only a missing one needs work.
+        # PostgreSQL keeps its index and the generated column in step transactionally: only what
+        # is missing (or an invalid index) needs work, and only that is done.
         if not self.index_problems():
             return
         with connections[self.using].cursor() as cursor:
             for extension in EXTENSIONS:
                 cursor.execute(f"CREATE EXTENSION IF NOT EXISTS {extension}")
-            cursor.execute(f"DROP INDEX IF EXISTS {TRIGRAM_INDEX}")  # an invalid one is rebuilt, not kept
-            cursor.execute(
-                f"CREATE INDEX {TRIGRAM_INDEX} ON {self.table} USING gin (owner_id, text gin_trgm_ops)"
-            )
+            if not self._trigram_index_valid(cursor):
+                cursor.execute(f"DROP INDEX IF EXISTS {TRIGRAM_INDEX}")  # an invalid one is rebuilt, not kept
+                cursor.execute(
+                    f"CREATE INDEX {TRIGRAM_INDEX} ON {self.table} USING gin (owner_id, text gin_trgm_ops)"
+                )
+            if not self._vector_column_present(cursor):
+                cursor.execute(f"ALTER TABLE {self.table} ADD COLUMN {VECTOR_COLUMN} tsvector"
+                               f" GENERATED ALWAYS AS ({VECTOR_EXPRESSION}) STORED")
+
+    def _trigram_index_valid(self, cursor) -> bool | None:
+        """Whether the trigram index is valid; None when it does not exist."""
+        cursor.execute(
+            "SELECT i.indisvalid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid"
+            " WHERE c.relname = %s AND i.indrelid = %s::regclass", [TRIGRAM_INDEX, self.table])
+        row = cursor.fetchone()
+        return None if row is None else row[0]
+
+    def _vector_column_present(self, cursor) -> bool:
+        cursor.execute("SELECT 1 FROM pg_attribute WHERE attrelid = %s::regclass AND attname = %s"
+                       " AND NOT attisdropped", [self.table, VECTOR_COLUMN])
+        return cursor.fetchone() is not None
