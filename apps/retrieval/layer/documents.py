@@ -87,10 +87,7 @@ class Unit:
     tokens: tuple  # concrete path, array indexes as ints
     kind: str  # "open" | "value" | "text" | "json"
     value: object
-
-    @property
-    def path(self) -> str:
-        return pointers.join(self.tokens)
+    path: str  # ``pointers.join(tokens)``, built along the walk rather than joined anew for every unit
 
 
 def units(declaration: Declaration, doc: dict, leaves, start: tuple = ()) -> Iterator[Unit]:
@@ -98,17 +95,18 @@ def units(declaration: Declaration, doc: dict, leaves, start: tuple = ()) -> Ite
     open_ = _containers(leaves)
     leaves = frozenset(leaves)
     names_of: dict[str, list[str]] = {}  # an object pattern → its children's names (split once per call)
+    steps_of: dict[str, list[str]] = {}  # … and the pointer steps to them (``/`` and the escaped name)
 
-    def walk(pattern: str, value, tokens: tuple, seek):
+    def walk(pattern: str, value, tokens: tuple, path: str, seek):
         # seek: None → emit everything; () → this node is the first to emit; (…) → descend toward it.
         kids = declaration.children[pattern]
         if not kids:
             if pattern in leaves and not seek:
                 kind = declaration.by_path[pattern].type
                 if kind == "json":
-                    yield Unit(tokens, "json", value)
+                    yield Unit(tokens, "json", value, path)
                 else:
-                    yield Unit(tokens, "text" if isinstance(value, str) else "value", value)
+                    yield Unit(tokens, "text" if isinstance(value, str) else "value", value, path)
             return
         if pattern not in open_:
             return
@@ -116,7 +114,8 @@ def units(declaration: Declaration, doc: dict, leaves, start: tuple = ()) -> Ite
         shaped = isinstance(value, list) if kind == "array" else isinstance(value, dict)
         if not seek:
             if pattern:
-                yield Unit(tokens, "open" if shaped else "value", ([] if kind == "array" else {}) if shaped else None)
+                yield Unit(tokens, "open" if shaped else "value", ([] if kind == "array" else {}) if shaped else None,
+                           path)
             seek = None
         if not shaped:
             return
@@ -126,20 +125,26 @@ def units(declaration: Declaration, doc: dict, leaves, start: tuple = ()) -> Ite
                 return
             for index in range(first, len(value)):
                 inner = seek[1:] if seek and index == first else None
-                yield from walk(kids[0], value[index], (*tokens, index), inner)
+                yield from walk(kids[0], value[index], (*tokens, index), f"{path}/{index}", inner)
             return
         names = names_of.get(pattern)
         if names is None:
             names = names_of[pattern] = [pointers.split(kid)[-1] for kid in kids]
+            steps_of[pattern] = ["/" + pointers.escape(name) for name in names]
+        steps = steps_of[pattern]
         begin = names.index(seek[0]) if seek and seek[0] in names else (len(names) if seek else 0)
         for position in range(begin, len(kids)):
             inner = seek[1:] if seek and position == begin else None
-            yield from walk(kids[position], value.get(names[position]), (*tokens, names[position]), inner)
+            yield from walk(kids[position], value.get(names[position]), (*tokens, names[position]),
+                            path + steps[position], inner)
 
-    yield from walk("", doc, (), tuple(start) if start else None)
+    yield from walk("", doc, (), "", tuple(start) if start else None)
 
 
 def _str_bytes(text: str) -> int:
+    """The bytes of ``text`` inside a JSON string (without the quotes)."""
+    if text.isascii() and text.isprintable() and '"' not in text and "\\" not in text:
+        return len(text)  # nothing to escape: a byte a character (paths, names, ASCII text)
     return len(_encode_str(text).encode("utf-8", "backslashreplace")) - 2
 
 
@@ -220,9 +225,10 @@ def fragment_page(stream: Iterator[Unit], *, start: tuple = (), offset: int = 0,
     """Pack units from ``stream`` into at most ``budget`` bytes of comma-separated fragment JSON."""
     packed = Packed([], [], None)
     used = 0
+    start = tuple(start)
     for unit in stream:
         comma = 1 if packed.fragments else 0
-        begin = offset if unit.tokens == tuple(start) else 0
+        begin = offset if unit.tokens == start else 0
         text = None
         if unit.kind == "json":
             text = _encode_str(unit.value)

@@ -4,6 +4,8 @@ import json
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from apps.agents.services import policy_grant_set
 from apps.memory import services, storage
@@ -253,3 +255,20 @@ def test_each_page_measures_about_a_page_not_the_whole_body(user, monkeypatch): 
         # What one page measures is of the order of the page (the string search measures at
         # most the page again), never the 3 MB record.
         assert 0 < sum(encoded) < 4 * PAGE_BYTES, (body.keys(), sum(encoded))
+
+
+# SPEC R-9: a page is packed by measuring each fragment apart; the measure must be the bytes the
+# fragments encode to, whatever the text holds (quotes, backslashes, controls, CJK, emoji, surrogates).
+@given(texts=st.lists(st.text(alphabet=ALPHABET + "\ud800~/", max_size=60), min_size=1, max_size=12),
+       budget=st.integers(min_value=40, max_value=900))
+@settings(max_examples=200, deadline=None)
+def test_packing_measures_exactly_what_the_fragments_encode_to(texts, budget):
+    from apps.retrieval.layer import documents
+
+    declaration = registry.get("transcript").declaration
+    doc = {"title": texts[0], "segments": [{"speaker": text, "start_ms": i, "end_ms": i + 1, "text": text}
+                                           for i, text in enumerate(texts)]}
+    stream = documents.units(declaration, doc, frozenset(declaration.leaves))
+    packed = documents.fragment_page(stream, budget=budget)
+    assert packed.used == len(documents.encode(packed.fragments)) - 2  # the brackets are not counted
+    assert packed.used <= budget
