@@ -61,47 +61,43 @@ class PostgresSearchBackend(BaseSearchBackend):
         )
 
     def index_problems(self):
-        problems = []
         with connections[self.using].cursor() as cursor:
-            for extension in EXTENSIONS:
-                cursor.execute("SELECT 1 FROM pg_extension WHERE extname = %s", [extension])
-                if cursor.fetchone() is None:
-                    problems.append(f"the {extension} extension is not installed")
-            valid = self._trigram_index_valid(cursor)
-            if valid is None:
-                problems.append(f"the trigram index {TRIGRAM_INDEX} is missing")
-            elif not valid:
-                problems.append(f"the trigram index {TRIGRAM_INDEX} is invalid")
-            if not self._vector_column_present(cursor):
-                problems.append(f"the ranking column {VECTOR_COLUMN} is missing")
+            missing, index_valid, column_present = self._state(cursor)
+        problems = [f"the {extension} extension is not installed" for extension in missing]
+        if index_valid is None:
+            problems.append(f"the trigram index {TRIGRAM_INDEX} is missing")
+        elif not index_valid:
+            problems.append(f"the trigram index {TRIGRAM_INDEX} is invalid")
+        if not column_present:
+            problems.append(f"the ranking column {VECTOR_COLUMN} is missing")
         return problems
 
     def rebuild_index(self):
         # PostgreSQL keeps its index and the generated column in step transactionally: only what
         # is missing (or an invalid index) needs work, and only that is done.
-        if not self.index_problems():
-            return
         with connections[self.using].cursor() as cursor:
-            for extension in EXTENSIONS:
+            missing, index_valid, column_present = self._state(cursor)
+            for extension in missing:
                 cursor.execute(f"CREATE EXTENSION IF NOT EXISTS {extension}")
-            if not self._trigram_index_valid(cursor):
+            if not index_valid:
                 cursor.execute(f"DROP INDEX IF EXISTS {TRIGRAM_INDEX}")  # an invalid one is rebuilt, not kept
                 cursor.execute(
                     f"CREATE INDEX {TRIGRAM_INDEX} ON {self.table} USING gin (owner_id, text gin_trgm_ops)"
                 )
-            if not self._vector_column_present(cursor):
+            if not column_present:
                 cursor.execute(f"ALTER TABLE {self.table} ADD COLUMN {VECTOR_COLUMN} tsvector"
                                f" GENERATED ALWAYS AS ({VECTOR_EXPRESSION}) STORED")
 
-    def _trigram_index_valid(self, cursor) -> bool | None:
-        """Whether the trigram index is valid; None when it does not exist."""
+    def _state(self, cursor) -> tuple[list[str], bool | None, bool]:
+        """The extensions not installed, whether the trigram index is valid (None: missing), and
+        whether the ranking column exists."""
+        cursor.execute("SELECT extname FROM pg_extension WHERE extname = ANY(%s)", [list(EXTENSIONS)])
+        installed = {row[0] for row in cursor.fetchall()}
         cursor.execute(
             "SELECT i.indisvalid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid"
             " WHERE c.relname = %s AND i.indrelid = %s::regclass", [TRIGRAM_INDEX, self.table])
         row = cursor.fetchone()
-        return None if row is None else row[0]
-
-    def _vector_column_present(self, cursor) -> bool:
         cursor.execute("SELECT 1 FROM pg_attribute WHERE attrelid = %s::regclass AND attname = %s"
                        " AND NOT attisdropped", [self.table, VECTOR_COLUMN])
-        return cursor.fetchone() is not None
+        column_present = cursor.fetchone() is not None
+        return [e for e in EXTENSIONS if e not in installed], None if row is None else row[0], column_present

@@ -94,8 +94,9 @@ def units(declaration: Declaration, doc: dict, leaves, start: tuple = ()) -> Ite
     """The readable units of ``doc`` in document order, from the unit at ``start`` on."""
     open_ = _containers(leaves)
     leaves = frozenset(leaves)
-    names_of: dict[str, list[str]] = {}  # an object pattern → its children's names (split once per call)
-    steps_of: dict[str, list[str]] = {}  # … and the pointer steps to them (``/`` and the escaped name)
+    # An object pattern → its children's names and the pointer steps to them (``/`` and the escaped
+    # name), worked out once per call.
+    names_of: dict[str, tuple[list[str], list[str]]] = {}
 
     def walk(pattern: str, value, tokens: tuple, path: str, seek):
         # seek: None → emit everything; () → this node is the first to emit; (…) → descend toward it.
@@ -127,11 +128,10 @@ def units(declaration: Declaration, doc: dict, leaves, start: tuple = ()) -> Ite
                 inner = seek[1:] if seek and index == first else None
                 yield from walk(kids[0], value[index], (*tokens, index), f"{path}/{index}", inner)
             return
-        names = names_of.get(pattern)
-        if names is None:
-            names = names_of[pattern] = [pointers.split(kid)[-1] for kid in kids]
-            steps_of[pattern] = ["/" + pointers.escape(name) for name in names]
-        steps = steps_of[pattern]
+        if pattern not in names_of:
+            names = [pointers.split(kid)[-1] for kid in kids]
+            names_of[pattern] = names, ["/" + pointers.escape(name) for name in names]
+        names, steps = names_of[pattern]
         begin = names.index(seek[0]) if seek and seek[0] in names else (len(names) if seek else 0)
         for position in range(begin, len(kids)):
             inner = seek[1:] if seek and position == begin else None
