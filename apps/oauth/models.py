@@ -26,7 +26,13 @@ class HashedGrant(AbstractGrant):
 
 
 class TokenFamily(models.Model):
-    """All tokens descended from one consent; refresh ends 30 days after it (SPEC A-2)."""
+    """All tokens descended from one consent; refresh ends 30 days after it (SPEC A-2).
+
+    ``code`` is the hash of the authorization code the family came from. The
+    code's own row goes with the purge minutes after it expires; this one
+    lets a replay of the code revoke the family for as long as the family is
+    kept (SPEC A-3).
+    """
 
     family = models.UUIDField(primary_key=True)
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
@@ -36,6 +42,7 @@ class TokenFamily(models.Model):
     consented_at = models.DateTimeField(_("consented"))
     revoked_at = models.DateTimeField(_("revoked"), null=True, blank=True)
     revoked_reason = models.CharField(_("why revoked"), max_length=40, blank=True, default="")
+    code = HashedSecretField(unique=True, null=True, blank=True, verbose_name=_("code hash"))
 
     class Meta:
         verbose_name = _("token family")

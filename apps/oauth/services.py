@@ -25,9 +25,15 @@ class RevokedReason:
     NOTICES = (REFRESH_REPLAY, CODE_REPLAY)
 
 
-def token_family_open(*, family: uuid.UUID, user, application) -> TokenFamily:
-    """Record a new family at the moment its authorization code is exchanged."""
-    return TokenFamily.objects.create(family=family, user=user, application=application, consented_at=clock.now())
+def token_family_open(*, family: uuid.UUID, user, application, code: str) -> TokenFamily:
+    """Record a new family at the moment its authorization code is exchanged (only the code's hash is kept)."""
+    return TokenFamily.objects.create(family=family, user=user, application=application, code=code,
+                                      consented_at=clock.now())
+
+
+def family_of_code(*, code: str, application) -> uuid.UUID | None:
+    """The family an authorization code of this client was exchanged for, if it ever was."""
+    return TokenFamily.objects.filter(code=code, application=application).values_list("family", flat=True).first()
 
 
 @transaction.atomic

@@ -22,7 +22,7 @@ from apps.common import clock
 from apps.oauth.models import TokenFamily
 from apps.oauth.resource import requested_resources, resource_error
 from apps.oauth.scope_backend import is_agent_application
-from apps.oauth.services import RevokedReason, token_family_open, token_family_revoke
+from apps.oauth.services import RevokedReason, family_of_code, token_family_open, token_family_revoke
 
 # SPEC A-1: the only grants an assistant (a public client) may use: a person's consent, then refresh.
 ASSISTANT_GRANT_TYPES = ("authorization_code", "refresh_token")
@@ -118,7 +118,8 @@ class AssistantOAuth2Validator(OAuth2Validator):
         issued from it is revoked (SPEC A-3).
         """
         grant = get_grant_model().objects.filter(code=code, application=client).first()
-        if grant is None:
+        if grant is None:  # never issued, or purged after it expired: its family still knows it
+            token_family_revoke(family=family_of_code(code=code, application=client), reason=RevokedReason.CODE_REPLAY)
             return False
         if grant.redeemed_at is not None:
             token_family_revoke(family=grant.token_family, reason=RevokedReason.CODE_REPLAY)
@@ -228,5 +229,5 @@ class AssistantOAuth2Validator(OAuth2Validator):
                 .values_list("token_family", flat=True)
                 .get()
             )
-            token_family_open(family=family, user=grant.user, application=grant.application)
+            token_family_open(family=family, user=grant.user, application=grant.application, code=request.code)
             get_grant_model().objects.filter(pk=grant.pk).update(redeemed_at=clock.now(), token_family=family)

@@ -3,6 +3,7 @@
 from datetime import timedelta
 
 import pytest
+from django.db.models import F
 from django.test import Client
 from oauth2_provider.models import get_refresh_token_model
 
@@ -11,6 +12,7 @@ from apps.consent.services import connection_revoke
 from apps.oauth.bearer import authenticate_bearer
 from apps.oauth.models import HashedGrant, TokenFamily
 from apps.oauth.validators import AssistantOAuth2Validator
+from apps.ops.services import oauth_tokens_purge
 from tests.oauth import flow as oauth_flow
 
 pytestmark = pytest.mark.django_db
@@ -76,6 +78,35 @@ def test_code_replay_refused_and_tokens_revoked(assistant, connected):
     assert family.revoked_reason == "code_replay"
     grant = HashedGrant.objects.get()
     assert grant.redeemed_at is not None and grant.token_family == family.family
+
+
+# SPEC A-3: the code row goes with the hourly purge once expired, but its family remembers the code's
+# hash: a replay after the purge is still refused and still revokes every token issued from it.
+def test_code_replay_after_the_purge_still_revokes(assistant, connected):
+    second = oauth_flow.refresh(assistant, connected, connected.tokens[0]["refresh_token"]).json()
+    HashedGrant.objects.update(expires=F("expires") - timedelta(hours=1))
+    assert oauth_tokens_purge()
+    assert not HashedGrant.objects.exists()
+
+    response = oauth_flow.exchange(assistant, connected)
+    assert response.status_code == 400
+    assert response.json()["error"] == "invalid_grant"
+    assert authenticate_bearer(second["access_token"]) is None
+    assert live_tokens() == 0
+    assert TokenFamily.objects.get().revoked_reason == "code_replay"
+
+
+# SPEC A-3: a code this client was never issued revokes nothing; neither does another client's code.
+@pytest.mark.parametrize("presenter", ["unknown code", "other client"])
+def test_foreign_code_revokes_nothing(assistant, connected, presenter):
+    if presenter == "unknown code":
+        response = oauth_flow.exchange(assistant, connected, code="never-issued")
+    else:
+        other = oauth_flow.registered(Client())
+        response = oauth_flow.exchange(Client(), other, code=connected.code, verifier=connected.verifier)
+    assert response.status_code in (400, 401)
+    assert authenticate_bearer(connected.tokens[0]["access_token"]) is not None
+    assert TokenFamily.objects.get().revoked_at is None
 
 
 # SPEC A-3: two exchanges of one code racing each other: the one that loses the lock gets nothing,

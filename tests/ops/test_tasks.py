@@ -213,9 +213,9 @@ def test_token_purge_forgets_finished_families(user, frozen_clock):
     from apps.oauth.services import token_family_open
 
     application = make_connection(user).application
-    old = token_family_open(family=uuid.uuid4(), user=user, application=application)
+    old = token_family_open(family=uuid.uuid4(), user=user, application=application, code=str(uuid.uuid4()))
     frozen_clock.advance(timedelta(days=31))
-    recent = token_family_open(family=uuid.uuid4(), user=user, application=application)
+    recent = token_family_open(family=uuid.uuid4(), user=user, application=application, code=str(uuid.uuid4()))
     frozen_clock.advance(timedelta(days=29))  # old: 60 days after consent, recent: 29
     services.oauth_tokens_purge()
     assert set(TokenFamily.objects.values_list("pk", flat=True)) == {old.pk, recent.pk}
