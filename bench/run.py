@@ -150,35 +150,41 @@ def _ok_mcp(token: str | None):
     return probe
 
 
-def _launch(app: str, port: int, workers: int, lifespan: str = "off") -> list[str]:
+def _launch(app: str, port: int, workers: int, pin: bool, lifespan: str = "off") -> list[str]:
     return [sys.executable, "-m", "bench.serve.launch", app, "--bind", f"127.0.0.1:{port}",
-            "--workers", str(workers), "--lifespan", lifespan]
+            "--workers", str(workers), "--lifespan", lifespan, *(["--pin-cpus"] if pin else [])]
 
 
-def _product_command(port: int, workers: int) -> list[str]:
+def _product_command(port: int, workers: int, pin: bool) -> list[str]:
     return [sys.executable, "-m", "config.serving", "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
-            "--no-access-log", "--log-level", "warning"]
+            "--no-access-log", "--log-level", "warning", *(["--pin-cpus"] if pin else [])]
 
 
-def _targets(workers: int, files: dict[str, str], baseline: Path | None = None) -> list[dict]:
+def _knows_pinning(checkout: Path) -> bool:
+    """Whether that checkout's launcher has ``--pin-cpus`` (an earlier commit may not: it then runs unpinned)."""
+    return "--pin-cpus" in (checkout / "config" / "serving.py").read_text(encoding="utf-8")
+
+
+def _targets(workers: int, pin: bool, files: dict[str, str], baseline: Path | None = None) -> list[dict]:
     compared = [] if baseline is None else [
         {"name": "product-base", "what": f"the product as checked out in {baseline.name} (same database)",
-         "command": lambda port: _product_command(port, workers), "token": True, "cwd": baseline},
+         "command": lambda port: _product_command(port, workers, pin and _knows_pinning(baseline)),
+         "token": True, "cwd": baseline},
     ]
     return [
         {"name": "product", "what": "LifeOS /mcp: OAuth token, PostgreSQL, Redis, access record",
-         "command": lambda port: _product_command(port, workers), "token": True},
+         "command": lambda port: _product_command(port, workers, pin), "token": True},
         *compared,
         {"name": "sdk-anchor", "what": "MCP SDK MCPServer (stateless, JSON), same result from memory",
-         "command": lambda port: _launch("bench.targets.anchor:app", port, workers, "on"), "token": False},
+         "command": lambda port: _launch("bench.targets.anchor:app", port, workers, pin, "on"), "token": False},
         {"name": "django-stack", "what": "product settings + middleware, view returns the same bytes",
-         "command": lambda port: _launch("bench.targets.floor_django:application", port, workers),
+         "command": lambda port: _launch("bench.targets.floor_django:application", port, workers, pin),
          "env": {"BENCH_DJANGO_FLOOR": "stack"}, "token": False},
         {"name": "django-bare", "what": "Django without middleware, view returns the same bytes",
-         "command": lambda port: _launch("bench.targets.floor_django:application", port, workers),
+         "command": lambda port: _launch("bench.targets.floor_django:application", port, workers, pin),
          "env": {"BENCH_DJANGO_FLOOR": "bare"}, "token": False},
         {"name": "asgi-raw", "what": "raw ASGI app returning the same bytes",
-         "command": lambda port: _launch("bench.targets.floor_asgi:app", port, workers), "token": False},
+         "command": lambda port: _launch("bench.targets.floor_asgi:app", port, workers, pin), "token": False},
     ]
 
 
@@ -227,7 +233,7 @@ def run_targets(args, base_env: dict[str, str], services: list[measure.ProcessGr
 
     files = {"BENCH_RESULT_FILE": str(work / "result.json"), "BENCH_RESPONSE_FILE": str(work / "response.json")}
     baseline = Path(args.baseline).resolve() if args.baseline else None
-    targets = [target for target in _targets(args.workers, files, baseline)
+    targets = [target for target in _targets(args.workers, not args.no_pin, files, baseline)
                if not args.only or target["name"] in args.only or target["name"].startswith("product")]
     servers: dict[str, measure.Server] = {}
     tokens: dict[str, str | None] = {}
@@ -366,7 +372,7 @@ def run_scale(args, base_env: dict[str, str], services: list[measure.ProcessGrou
     http_results = {}
     port = free_port()
     token = many.fresh_access_token()
-    with measure.serving(_product_command(port, args.workers), port, base_env, _ok_mcp(token)) as server:
+    with measure.serving(_product_command(port, args.workers, not args.no_pin), port, base_env, _ok_mcp(token)) as server:
         for label, grant, body in cases:
             token = grant.fresh_access_token()
             status, answer = measure.post(port, body.encode(), token)
@@ -425,7 +431,8 @@ def report(machine: dict, args, targets: dict, scale: dict | None) -> str:
         f"Date: {machine['date']}; commit {machine['commit']}",
         f"Machine: {machine['machine']}",
         f"Software: {machine['software']}",
-        f"Setup: {args.workers} uvicorn worker(s) per target; wrk 1 thread; {args.rounds} interleaved rounds, "
+        f"Setup: {args.workers} uvicorn worker(s) per target, "
+        f"{'unpinned' if args.no_pin else 'each worker on one CPU (--pin-cpus)'}; wrk 1 thread; {args.rounds} interleaved rounds, "
         f"each: {WARMUP_SECONDS} s warm-up, load run {args.connections} connections × {args.seconds} s, single run "
         f"1 connection × {LATENCY_SECONDS} s; tools/call get_user_context, {MAIN_FACTS} shared facts. "
         f"Figures are medians over the rounds (CPU per request: over all requests).",
@@ -506,6 +513,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--workers", type=int, default=1,
                         help="uvicorn workers per target (default 1: wrk and PostgreSQL need the other cores)")
+    parser.add_argument("--no-pin", action="store_true",
+                        help="serve every target unpinned (default: each worker on one CPU, --pin-cpus)")
     parser.add_argument("--connections", type=int, default=16)
     parser.add_argument("--seconds", type=int, default=8, help="length of each load run")
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds over all targets")

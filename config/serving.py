@@ -16,6 +16,12 @@ Kludex/uvicorn#3149). ``NoDelayHTTPProtocol`` sets TCP_NODELAY on each
 accepted TCP connection itself, whatever created the listening socket.
 Measured figures are in docs/deploy.md; ``--keep-nagle`` reproduces the
 upstream behaviour for that comparison.
+
+With ``--pin-cpus`` (or ``PIN_CPUS=1``) each worker process keeps all its
+threads on one CPU (``pin_to_cpu``). A worker runs its event loop and its
+database threads one at a time under the GIL; when they sit on different
+CPUs every hand-off between them is a cross-CPU wake-up, which cost /mcp
+about a third of its CPU per request (docs/performance.md).
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import copy
+import itertools
 import logging
 import os
 import socket
@@ -31,6 +38,7 @@ import sys
 from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
 APP = "config.asgi:application"
+PINNED_APP = "config.serving:pinned_application"  # a factory: uvicorn calls it once in each worker process
 PROTOCOL = "config.serving:NoDelayHTTPProtocol"
 
 
@@ -48,6 +56,55 @@ class NoDelayHTTPProtocol(AutoHTTPProtocol):  # type: ignore[misc, valid-type]
     def connection_made(self, transport) -> None:
         set_nodelay(transport)
         super().connection_made(transport)
+
+
+_claims: list[socket.socket] = []  # held for the life of the process
+
+
+def pin_to_cpu(namespace: str = "lifeos-serving") -> int | None:
+    """Keep every thread of this process on one CPU; return it (``None``: not pinned).
+
+    Serving processes on the host take CPUs in turn — the first free slot
+    0, 1, 2 … on CPU ``slot mod n`` — so workers spread evenly, and two
+    share a CPU only when there are more workers than CPUs. A slot is an
+    abstract Unix socket name: taken by binding it, freed by the kernel when
+    the process ends, so a worker uvicorn restarts takes its predecessor's
+    place. Linux only; with a single CPU there is nothing to choose.
+    """
+    if not hasattr(os, "sched_setaffinity"):
+        return None
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < 2:
+        return None
+    for slot in itertools.count():
+        claim = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        try:
+            claim.bind(f"\0{namespace}-cpu-slot-{slot}")
+        except OSError:
+            claim.close()
+            continue
+        _claims.append(claim)
+        cpu = cpus[slot % len(cpus)]
+        for thread_id in os.listdir("/proc/self/task"):  # threads started before the pin as well
+            with contextlib.suppress(OSError):  # a thread that has just ended
+                os.sched_setaffinity(int(thread_id), {cpu})
+        return cpu
+    return None  # not reached: some slot is always free
+
+
+def pinned_application():
+    """The product for one worker process, pinned to its CPU first (``--pin-cpus``)."""
+    pinned(APP)
+    from config.asgi import application
+
+    return application
+
+
+def pinned(app: str) -> int | None:
+    cpu = pin_to_cpu()
+    logging.getLogger("uvicorn.error").info("worker %d serves %s on CPU %s", os.getpid(), app,
+                                            "any" if cpu is None else cpu)
+    return cpu
 
 
 class RedactAccessLog(logging.Filter):
@@ -86,6 +143,9 @@ def _parse(argv: list[str]) -> argparse.Namespace:
                         "set it above the balancer's idle timeout (default %(default)s, or $KEEP_ALIVE_SECONDS)")
     parser.add_argument("--log-level", default=os.environ.get("UVICORN_LOG_LEVEL", "info"))
     parser.add_argument("--no-access-log", action="store_true", help="do not log each request")
+    parser.add_argument("--pin-cpus", action="store_true", default=os.environ.get("PIN_CPUS", "") == "1",
+                        help="keep each worker process on one CPU (or $PIN_CPUS=1); for hosts whose CPUs "
+                        "serve this product alone, with at most one worker per CPU")
     parser.add_argument("--keep-nagle", action="store_true", help=argparse.SUPPRESS)  # benchmarks only
     args = parser.parse_args(argv)
     host, _, port = args.bind.rpartition(":")
@@ -108,7 +168,8 @@ def main(argv: list[str] | None = None) -> None:
             args.workers,
         )
     uvicorn.run(
-        APP,
+        PINNED_APP if args.pin_cpus else APP,
+        factory=args.pin_cpus,
         host=args.host,
         port=args.port,
         workers=args.workers,

@@ -10,6 +10,7 @@ import socket
 import statistics
 import subprocess
 import time
+from pathlib import Path
 
 import pytest
 import uvicorn
@@ -118,3 +119,96 @@ def test_served_with_several_workers(served):
     assert response.status == 404
     assert b"URLconf" not in body and b"DEBUG = True" not in body
     connection.close()
+
+
+# --- Workers pinned to CPUs (--pin-cpus) ------------------------------------------------------------------
+
+_CAN_PIN = hasattr(os, "sched_setaffinity") and len(os.sched_getaffinity(0)) >= 2
+needs_two_cpus = pytest.mark.skipif(not _CAN_PIN, reason="needs Linux and at least two CPUs")
+
+_PIN_CHILD = """
+import os, sys, threading
+from config.serving import pin_to_cpu
+early = threading.Thread(target=sys.stdin.read)  # a thread that exists before the pin
+early.start()
+cpu = pin_to_cpu(sys.argv[1])
+print(cpu, sorted(os.sched_getaffinity(early.native_id)), sorted(os.sched_getaffinity(0)), flush=True)
+early.join()  # until the test closes stdin
+"""
+
+
+def _cpus_of(pid: int) -> set[frozenset[int]]:
+    """The CPU set of every thread of the process."""
+    return {frozenset(os.sched_getaffinity(int(thread))) for thread in os.listdir(f"/proc/{pid}/task")}
+
+
+# SPEC O-3 (docs/performance.md): serving processes take CPUs in turn, every thread of one on the
+# same single CPU (threads started before the pin too), and a CPU is free again when its process ends.
+@needs_two_cpus
+def test_pinning_takes_cpus_in_turn_and_frees_them_on_exit():
+    cpus = sorted(os.sched_getaffinity(0))
+    namespace = f"lifeos-test-{os.getpid()}-{time.monotonic_ns()}"
+    children = []
+    try:
+        for _ in range(3):
+            child = subprocess.Popen([PYTHON, "-c", _PIN_CHILD, namespace], cwd=BASE_DIR, stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, text=True)
+            children.append(child)
+            cpu, rest = child.stdout.readline().split(" ", 1)
+            assert rest.strip() == f"[{cpu}] [{cpu}]"  # the early thread and the main thread alike
+            child.cpu = int(cpu)
+            assert _cpus_of(child.pid) == {frozenset({child.cpu})}
+        assert [child.cpu for child in children] == [cpus[0], cpus[1 % len(cpus)], cpus[2 % len(cpus)]]
+
+        children[1].stdin.close()
+        children[1].wait(timeout=10)
+        replacement = subprocess.Popen([PYTHON, "-c", _PIN_CHILD, namespace], cwd=BASE_DIR, stdin=subprocess.PIPE,
+                                       stdout=subprocess.PIPE, text=True)
+        children.append(replacement)
+        assert int(replacement.stdout.readline().split(" ", 1)[0]) == cpus[1]  # the slot the ended one held
+    finally:
+        for child in children:
+            if child.poll() is None:
+                child.stdin.close()
+                child.wait(timeout=10)
+
+
+# SPEC O-3: with --pin-cpus the two workers of one server keep all their threads — the database
+# threads a request starts included — each on a CPU of its own.
+@pytest.mark.live
+@needs_two_cpus
+def test_pinned_workers_each_keep_one_cpu(tmp_path):
+    env = subprocess_env({"DEBUG": "0", "STATIC_ROOT": str(tmp_path / "static"),
+                          "DATABASE_URL": os.environ.get("DATABASE_URL", "")})
+    port = free_port()
+    log = (tmp_path / "server.log").open("wb")
+    process = subprocess.Popen(
+        [PYTHON, "-m", "config.serving", "--bind", f"127.0.0.1:{port}", "--workers", "2", "--no-access-log",
+         "--pin-cpus"],
+        cwd=BASE_DIR, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+    )
+    try:
+        try:
+            wait_healthy(process, port, tmp_path / "server.log")
+        except RuntimeError as error:
+            pytest.fail(str(error))
+        for _ in range(20):  # new connections, so both workers serve some and start their threads
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+            connection.request("GET", "/healthz")
+            assert connection.getresponse().status == 200
+            connection.close()
+        workers = [int(pid) for pid in Path(f"/proc/{process.pid}/task/{process.pid}/children").read_text().split()]
+        workers = [pid for pid in workers if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes()]
+        assert len(workers) == 2
+        per_worker = [_cpus_of(pid) for pid in workers]
+        assert all(len(cpus) == 1 and len(next(iter(cpus))) == 1 for cpus in per_worker), per_worker
+        assert per_worker[0] != per_worker[1]
+        assert b"on CPU" in (tmp_path / "server.log").read_bytes()
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+        log.close()
