@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import http.client
 import os
 import signal
@@ -64,9 +65,9 @@ def test_access_log_redacts_secrets_in_the_path():
     assert "/mcp?access_token=" in record.getMessage()
 
 
-@pytest.fixture
-def served(tmp_path):
-    """`make serve`'s configuration: collectstatic with DEBUG off, then two uvicorn workers."""
+@contextlib.contextmanager
+def _serving(tmp_path, *flags: str):
+    """`make serve`'s configuration: collectstatic with DEBUG off, then two uvicorn workers; yields the process."""
     env = subprocess_env({"DEBUG": "0", "STATIC_ROOT": str(tmp_path / "static"),
                           "DATABASE_URL": os.environ.get("DATABASE_URL", "")})
     subprocess.run([PYTHON, "manage.py", "collectstatic", "--noinput", "--verbosity", "0"],
@@ -74,15 +75,16 @@ def served(tmp_path):
     port = free_port()
     log = (tmp_path / "server.log").open("wb")
     process = subprocess.Popen(
-        [PYTHON, "-m", "config.serving", "--bind", f"127.0.0.1:{port}", "--workers", "2", "--no-access-log"],
+        [PYTHON, "-m", "config.serving", "--bind", f"127.0.0.1:{port}", "--workers", "2", "--no-access-log", *flags],
         cwd=BASE_DIR, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
     )
+    process.port = port
     try:
         try:
             wait_healthy(process, port, tmp_path / "server.log")
         except RuntimeError as error:
             pytest.fail(str(error))
-        yield port
+        yield process
     finally:
         os.killpg(process.pid, signal.SIGTERM)
         try:
@@ -91,6 +93,12 @@ def served(tmp_path):
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
         log.close()
+
+
+@pytest.fixture
+def served(tmp_path):
+    with _serving(tmp_path) as process:
+        yield process.port
 
 
 # SPEC O-3: several workers answer small keep-alive requests without the ~40 ms Nagle stall,
@@ -137,6 +145,16 @@ early.join()  # until the test closes stdin
 """
 
 
+def _pinned_child(namespace: str) -> subprocess.Popen:
+    """A process that pins itself in ``namespace``; ``.cpu`` is the CPU it took. It ends when its stdin closes."""
+    child = subprocess.Popen([PYTHON, "-c", _PIN_CHILD, namespace], cwd=BASE_DIR, stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, text=True)
+    cpu, rest = child.stdout.readline().split(" ", 1)
+    assert rest.strip() == f"[{cpu}] [{cpu}]"  # the early thread and the main thread alike
+    child.cpu = int(cpu)
+    return child
+
+
 def _cpus_of(pid: int) -> set[frozenset[int]]:
     """The CPU set of every thread of the process."""
     return {frozenset(os.sched_getaffinity(int(thread))) for thread in os.listdir(f"/proc/{pid}/task")}
@@ -151,21 +169,14 @@ def test_pinning_takes_cpus_in_turn_and_frees_them_on_exit():
     children = []
     try:
         for _ in range(3):
-            child = subprocess.Popen([PYTHON, "-c", _PIN_CHILD, namespace], cwd=BASE_DIR, stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, text=True)
-            children.append(child)
-            cpu, rest = child.stdout.readline().split(" ", 1)
-            assert rest.strip() == f"[{cpu}] [{cpu}]"  # the early thread and the main thread alike
-            child.cpu = int(cpu)
-            assert _cpus_of(child.pid) == {frozenset({child.cpu})}
+            children.append(_pinned_child(namespace))
+            assert _cpus_of(children[-1].pid) == {frozenset({children[-1].cpu})}
         assert [child.cpu for child in children] == [cpus[0], cpus[1 % len(cpus)], cpus[2 % len(cpus)]]
 
         children[1].stdin.close()
         children[1].wait(timeout=10)
-        replacement = subprocess.Popen([PYTHON, "-c", _PIN_CHILD, namespace], cwd=BASE_DIR, stdin=subprocess.PIPE,
-                                       stdout=subprocess.PIPE, text=True)
-        children.append(replacement)
-        assert int(replacement.stdout.readline().split(" ", 1)[0]) == cpus[1]  # the slot the ended one held
+        children.append(_pinned_child(namespace))
+        assert children[-1].cpu == cpus[1]  # the slot the ended one held
     finally:
         for child in children:
             if child.poll() is None:
@@ -178,37 +189,16 @@ def test_pinning_takes_cpus_in_turn_and_frees_them_on_exit():
 @pytest.mark.live
 @needs_two_cpus
 def test_pinned_workers_each_keep_one_cpu(tmp_path):
-    env = subprocess_env({"DEBUG": "0", "STATIC_ROOT": str(tmp_path / "static"),
-                          "DATABASE_URL": os.environ.get("DATABASE_URL", "")})
-    port = free_port()
-    log = (tmp_path / "server.log").open("wb")
-    process = subprocess.Popen(
-        [PYTHON, "-m", "config.serving", "--bind", f"127.0.0.1:{port}", "--workers", "2", "--no-access-log",
-         "--pin-cpus"],
-        cwd=BASE_DIR, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-    )
-    try:
-        try:
-            wait_healthy(process, port, tmp_path / "server.log")
-        except RuntimeError as error:
-            pytest.fail(str(error))
+    with _serving(tmp_path, "--pin-cpus") as process:
         for _ in range(20):  # new connections, so both workers serve some and start their threads
-            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+            connection = http.client.HTTPConnection("127.0.0.1", process.port, timeout=5)
             connection.request("GET", "/healthz")
             assert connection.getresponse().status == 200
             connection.close()
-        workers = [int(pid) for pid in Path(f"/proc/{process.pid}/task/{process.pid}/children").read_text().split()]
-        workers = [pid for pid in workers if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes()]
+        children = Path(f"/proc/{process.pid}/task/{process.pid}/children").read_text().split()
+        workers = [int(pid) for pid in children if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes()]
         assert len(workers) == 2
         per_worker = [_cpus_of(pid) for pid in workers]
         assert all(len(cpus) == 1 and len(next(iter(cpus))) == 1 for cpus in per_worker), per_worker
         assert per_worker[0] != per_worker[1]
         assert b"on CPU" in (tmp_path / "server.log").read_bytes()
-    finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-        log.close()
