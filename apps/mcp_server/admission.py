@@ -36,7 +36,7 @@ from apps.mcp_server.errors import (
     RPC_UNAVAILABLE,
     Refusal,
 )
-from apps.common.statements import constant_sql
+from apps.common.statements import constant_sql, prepared_cursor
 from apps.consent.models import Connection
 from apps.oauth.bearer import BearerGrant, grant_from_row, grant_statement
 from apps.ops.models import ServiceStatus
@@ -105,7 +105,7 @@ def _status_and_grant(raw_token: str) -> tuple[str, str, BearerGrant | None]:
     grant_sql, grant_params = grant_statement(raw_token, db)
     sql = (f"SELECT s.*, g.* FROM (SELECT 1 AS one) base LEFT JOIN ({status_sql}) s ON 1 = 1 "
            f"LEFT JOIN ({grant_sql}) g ON 1 = 1")
-    with db.cursor() as cursor:
+    with prepared_cursor(db) as cursor:
         cursor.execute(sql, [*status_params, *grant_params])
         state, message, *grant_row = cursor.fetchone()
     if state is None:  # no status row: open (``service_status``)
