@@ -77,18 +77,22 @@ def converted(values: Sequence, converters: dict, connection) -> tuple:
 
 @contextmanager
 def prepared_cursor(connection) -> Iterator:
-    """A cursor for the statements the hot paths run on every call: PostgreSQL plans each once per connection.
+    """A cursor for a statement run on every call whose best plan never depends on the values: planned once.
 
-    Their text never varies (it is compiled once, above), so on a PostgreSQL
-    connection that allows it — ``prepare_threshold`` in the database's
-    OPTIONS, set only for connections that persist (config/settings.py) —
-    they run through psycopg's server-side binding, which prepares a
-    statement the fifth time it runs and from then on only binds and
-    executes it: PostgreSQL's CPU for the visible-set read fell from about
-    0.66 to 0.17 ms (docs/performance.md). Django's own cursors bind on the
-    client and never prepare. Elsewhere this is Django's usual cursor. Either
-    way the cursor is Django's wrapper: errors are Django's, and tests count
-    the statements.
+    For statements whose text never varies (compiled once, as above) and
+    whose plan is the same whatever the values — a lookup by a unique key,
+    an INSERT — on a PostgreSQL connection that allows it
+    (``prepare_threshold`` in the database's OPTIONS, set only for
+    connections that persist, config/settings.py). They then run through
+    psycopg's server-side binding, which prepares a statement the fifth time
+    it runs; PostgreSQL from then on only binds and executes it (the /mcp
+    admission statement: 0.24 → 0.06 ms of PostgreSQL's CPU). Not for reads
+    whose best plan depends on how many rows a value selects: a plan
+    PostgreSQL keeps for every owner, made for the many owners of a few
+    facts, read all 10,000 facts of a large one (docs/performance.md).
+    Django's own cursors bind on the client and never prepare. Elsewhere this
+    is Django's usual cursor. Either way the cursor is Django's wrapper:
+    errors are Django's, and tests count the statements.
     """
     connection.ensure_connection()
     raw = connection.connection
@@ -109,7 +113,7 @@ def prepared_cursor(connection) -> Iterator:
 
 def _fetch(alias: str, sql: str, params: list, converters: dict) -> list[tuple]:
     connection = connections[alias]
-    with prepared_cursor(connection) as cursor:
+    with connection.cursor() as cursor:
         cursor.execute(sql, params)
         fetched = cursor.fetchall()
     if not converters:

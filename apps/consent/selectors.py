@@ -171,7 +171,7 @@ def visible_set_read(
     known_stamps = known[0] if known is not None else (None, None)
     params = [connection.user_id, connection.pk, *narrow.bind(values), known is not None, *known_stamps,
               *wide.bind(values), *window]
-    with statements.prepared_cursor(connections[database]) as cursor:
+    with connections[database].cursor() as cursor:
         cursor.execute(sql, params)
         result = cursor.fetchall()
     # A row with neither id nor category holds the stamps; one with no id is a category's digest;

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from datetime import timedelta
 
 import pytest
@@ -88,8 +87,7 @@ def test_one_statement_returning_only_the_window(user):
     assert (read.count, len(read.rows)) == (30, 4)
     if db.vendor == "postgresql":
         sql = captured.captured_queries[0]["sql"]
-        # The window is the database's (LIMIT and OFFSET bound in the statement or as its parameters).
-        assert "bit_xor" in sql and re.search(r"LIMIT (4|\$\d+) OFFSET (7|\$\d+)", sql)
+        assert "bit_xor" in sql and "LIMIT 4 OFFSET 7" in sql
         assert returned == [1 + len(CATEGORIES) + 4]
 
 
