@@ -21,7 +21,7 @@ With ``--pin-cpus`` (or ``PIN_CPUS=1``) each worker process keeps all its
 threads on one CPU (``pin_to_cpu``). A worker runs its event loop and its
 database threads one at a time under the GIL; when they sit on different
 CPUs every hand-off between them is a cross-CPU wake-up, which cost /mcp
-about a third of its CPU per request (docs/performance.md).
+about a quarter of its CPU per request (docs/performance.md).
 """
 
 from __future__ import annotations

@@ -81,7 +81,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 else:
     # An unreachable database is an error within seconds, not a hung request.
     DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = env.int("DATABASE_CONNECT_TIMEOUT", 5)
-    if DATABASES["default"]["CONN_MAX_AGE"]:
+    if DATABASES["default"]["CONN_MAX_AGE"] != 0:  # None: kept for ever
         # Connections that persist may hold prepared statements: the few that /mcp runs on every
         # call are prepared once per connection (apps.common.statements.prepared_cursor; Django's own
         # cursors never prepare). Behind a pooler in transaction mode CONN_MAX_AGE is 0 (docs/deploy.md).
