@@ -94,6 +94,8 @@ def prepared_cursor(connection) -> Iterator:
     is Django's usual cursor. Either way the cursor is Django's wrapper:
     errors are Django's, and tests count the statements.
     """
+    # As Django opens a cursor (BaseDatabaseWrapper._cursor): health check, connection, wrapper.
+    connection.close_if_health_check_failed()
     connection.ensure_connection()
     raw = connection.connection
     if connection.vendor != "postgresql" or getattr(raw, "prepare_threshold", None) is None:

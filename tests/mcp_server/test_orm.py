@@ -12,6 +12,7 @@ import pytest
 from django.db import DatabaseError, connections
 from django.test.utils import CaptureQueriesContext
 
+from apps.common.statements import prepared_cursor
 from apps.mcp_server import orm
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres_only]
@@ -34,6 +35,12 @@ def _probes(monkeypatch) -> list[str]:
 
 def _one(sql="SELECT 1"):
     with connection.cursor() as cursor:
+        cursor.execute(sql)
+        return cursor.fetchone()
+
+
+def _prepared_one(sql="SELECT 1"):
+    with prepared_cursor(connection) as cursor:
         cursor.execute(sql)
         return cursor.fetchone()
 
@@ -61,6 +68,16 @@ def test_after_the_grace_period_the_connection_is_checked(checks_on, monkeypatch
     monkeypatch.setattr(orm, "HEALTH_CHECK_GRACE", 0.0)
     probes.clear()
     orm._unit(_one)
+    assert probes == ["default"]
+
+
+# The statements that PostgreSQL plans once (admission's is a unit's first) get the same check.
+def test_the_prepared_cursor_is_checked_as_djangos_is(checks_on, monkeypatch):
+    probes = _probes(monkeypatch)
+    orm._unit(_prepared_one)
+    monkeypatch.setattr(orm, "HEALTH_CHECK_GRACE", 0.0)
+    probes.clear()
+    assert orm._unit(_prepared_one) == (1,)
     assert probes == ["default"]
 
 
