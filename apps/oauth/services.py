@@ -31,11 +31,6 @@ def token_family_open(*, family: uuid.UUID, user, application, code: str) -> Tok
                                       consented_at=clock.now())
 
 
-def family_of_code(*, code: str, application) -> uuid.UUID | None:
-    """The family an authorization code of this client was exchanged for, if it ever was."""
-    return TokenFamily.objects.filter(code=code, application=application).values_list("family", flat=True).first()
-
-
 @transaction.atomic
 def token_family_revoke(*, family: uuid.UUID | None, reason: str) -> None:
     """Kill every token of the family and record why; the first recorded reason is kept.

@@ -22,7 +22,8 @@ from apps.common import clock
 from apps.oauth.models import TokenFamily
 from apps.oauth.resource import requested_resources, resource_error
 from apps.oauth.scope_backend import is_agent_application
-from apps.oauth.services import RevokedReason, family_of_code, token_family_open, token_family_revoke
+from apps.oauth.selectors import family_of_code
+from apps.oauth.services import RevokedReason, token_family_open, token_family_revoke
 
 # SPEC A-1: the only grants an assistant (a public client) may use: a person's consent, then refresh.
 ASSISTANT_GRANT_TYPES = ("authorization_code", "refresh_token")
