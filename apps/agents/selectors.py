@@ -40,7 +40,7 @@ def run_state(run_id) -> RunState | None:
         run_id = run_id if isinstance(run_id, uuid.UUID) else uuid.UUID(str(run_id))
     except ValueError:
         return None
-    rows = statements.rows(RunSnapshot, _run_with_policy, ("uuid",), run_id)
+    rows = statements.rows(RunSnapshot, _run_with_policy, ("uuid",), run_id, by_key=True)
     if rows is None:  # the compiled form is not usable on this database: the queryset itself
         rows = list(_run_with_policy(run_id))
     if not rows:

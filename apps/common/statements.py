@@ -24,6 +24,7 @@ from typing import Any, NamedTuple
 
 from django.core.exceptions import EmptyResultSet
 from django.db import connections, router
+from django.db.backends.utils import CursorDebugWrapper, CursorWrapper
 from django.db.models import Model, QuerySet
 from django.db.models.sql import InsertQuery
 
@@ -33,17 +34,20 @@ _UUID_STAND_IN = uuid.UUID("00000000-0000-0000-0000-00000000f00d")
 _STR_STAND_INS = tuple(f"\x00stand-in-{n}" for n in range(16))
 
 
-def rows(model: type[Model], build: Callable[..., QuerySet], kinds: tuple[str, ...], *values) -> list[tuple] | None:
+def rows(model: type[Model], build: Callable[..., QuerySet], kinds: tuple[str, ...], *values,
+         by_key: bool = False) -> list[tuple] | None:
     """``list(build(*values))`` for a ``values_list`` queryset, from SQL compiled once.
 
     ``kinds`` names each value's kind (``"int"``, ``"str"`` or ``"uuid"``);
     ``build`` must be a module-level function (it keys the compiled statement).
+    ``by_key``: the values select by a unique key, so one plan serves them all
+    and PostgreSQL may keep it (``prepared_cursor``).
     """
     alias = router.db_for_read(model)
     found = compiled(build, kinds, alias)
     if found is None:
         return None
-    return _fetch(alias, found.sql, found.bind(values), found.converters)
+    return _fetch(alias, found.sql, found.bind(values), found.converters, by_key)
 
 
 def constant_rows(model: type[Model], build: Callable[[], QuerySet]) -> list[tuple]:
@@ -107,15 +111,23 @@ def prepared_cursor(connection) -> Iterator:
     connection.validate_thread_sharing()
     with connection.wrap_database_errors:
         server_binding = psycopg.Cursor(raw)
-    wrapped = connection.make_debug_cursor(server_binding) if connection.queries_logged else (
+    wrapped = _LoggedAsWritten(server_binding, connection) if connection.queries_logged else (
         connection.make_cursor(server_binding))
     with wrapped as cursor:
         yield cursor
 
 
-def _fetch(alias: str, sql: str, params: list, converters: dict) -> list[tuple]:
+class _LoggedAsWritten(CursorDebugWrapper):
+    """Django's query log, with each statement as written: once prepared, psycopg keeps no text for Django to read."""
+
+    def execute(self, sql, params=None):
+        with self.debug_sql(sql, params):
+            return CursorWrapper.execute(self, sql, params)
+
+
+def _fetch(alias: str, sql: str, params: list, converters: dict, by_key: bool = False) -> list[tuple]:
     connection = connections[alias]
-    with connection.cursor() as cursor:
+    with prepared_cursor(connection) if by_key else connection.cursor() as cursor:
         cursor.execute(sql, params)
         fetched = cursor.fetchall()
     if not converters:

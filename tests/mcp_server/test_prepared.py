@@ -23,8 +23,8 @@ def _prepared(fragment: str) -> int:
         return cursor.fetchone()[0]
 
 
-# Admission (a unique token, its connection, the one status row) and the access record (an INSERT) have one
-# best plan whatever the values: once psycopg has seen each five times, PostgreSQL only binds and executes it.
+# Admission (a unique token, its connection, the one status row), the access record (an INSERT), a run's
+# authorization and a layer record (each by its key) have one best plan whatever the values: once psycopg has seen each five times, PostgreSQL only binds and executes it.
 # Answers and statement counts are as before.
 @pytest.mark.postgres_only
 def test_admission_and_the_access_record_are_planned_once(connect, issue_token):
@@ -40,6 +40,7 @@ def test_admission_and_the_access_record_are_planned_once(connect, issue_token):
         assert _status_and_grant(token) == first
         assert _status_and_grant("not-a-token")[2] is None  # other values, the same prepared statement
     assert len(captured.captured_queries) == 2
+    assert all("oauth2_provider_accesstoken" in query["sql"] for query in captured.captured_queries)  # logged
     assert _prepared("oauth2_provider_accesstoken") == 1
 
 
@@ -68,3 +69,16 @@ def test_only_persistent_connections_prepare(settings_for, max_age, threshold): 
     assert built["DATABASES"]["default"]["OPTIONS"].get("prepare_threshold") == threshold
     sqlite = settings_for({"DATABASE_URL": "sqlite:///x.sqlite3"})
     assert "prepare_threshold" not in sqlite["DATABASES"]["default"]["OPTIONS"]
+
+
+# The resource layer reads a run's authorization and a record by key on every call: planned once as well.
+@pytest.mark.postgres_only
+def test_a_runs_authorization_is_planned_once(user):
+    from apps.agents.selectors import run_state
+    from apps.agents.services import run_start
+    from tests.agents.builders import make_agent
+
+    run = run_start(policy=make_agent(), user_id=user.pk, thread_id="thread-1")
+    for _ in range(6):
+        assert run_state(run.run_id).user_id == user.pk
+    assert _prepared("agents_runsnapshot") >= 1

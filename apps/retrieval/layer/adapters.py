@@ -103,7 +103,7 @@ class ModelAdapter(Adapter):
             return None
         if self.select_related or type(self).with_related is not ModelAdapter.with_related:
             return super().load(user_id, record_id)
-        found = statements.rows(self.model, self._one, ("int", "int"), user_id, record_id)
+        found = statements.rows(self.model, self._one, ("int", "int"), user_id, record_id, by_key=True)
         if found is None:
             return super().load(user_id, record_id)
         if not found:
