@@ -82,9 +82,10 @@ else:
     # An unreachable database is an error within seconds, not a hung request.
     DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = env.int("DATABASE_CONNECT_TIMEOUT", 5)
     if DATABASES["default"]["CONN_MAX_AGE"] != 0:  # None: kept for ever
-        # Connections that persist may hold prepared statements: the few that /mcp runs on every
-        # call are prepared once per connection (apps.common.statements.prepared_cursor; Django's own
-        # cursors never prepare). Behind a pooler in transaction mode CONN_MAX_AGE is 0 (docs/deploy.md).
+        # Connections that persist may hold prepared statements: the few run on every call whose plan
+        # never depends on the values are prepared once per connection (apps.common.statements.
+        # prepared_cursor; Django's own cursors never prepare). Behind a pooler in transaction mode
+        # CONN_MAX_AGE is 0 (docs/deploy.md).
         DATABASES["default"]["OPTIONS"]["prepare_threshold"] = 5  # psycopg's default: the fifth run
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
