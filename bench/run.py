@@ -150,14 +150,19 @@ def _ok_mcp(token: str | None):
     return probe
 
 
+def _serving_flags(port: int, workers: int, pin: bool) -> list[str]:
+    """What every target's launcher is given alike: address, worker count and whether workers are pinned."""
+    return ["--bind", f"127.0.0.1:{port}", "--workers", str(workers), *(["--pin-cpus"] if pin else [])]
+
+
 def _launch(app: str, port: int, workers: int, pin: bool, lifespan: str = "off") -> list[str]:
-    return [sys.executable, "-m", "bench.serve.launch", app, "--bind", f"127.0.0.1:{port}",
-            "--workers", str(workers), "--lifespan", lifespan, *(["--pin-cpus"] if pin else [])]
+    return [sys.executable, "-m", "bench.serve.launch", app, *_serving_flags(port, workers, pin),
+            "--lifespan", lifespan]
 
 
 def _product_command(port: int, workers: int, pin: bool) -> list[str]:
-    return [sys.executable, "-m", "config.serving", "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
-            "--no-access-log", "--log-level", "warning", *(["--pin-cpus"] if pin else [])]
+    return [sys.executable, "-m", "config.serving", *_serving_flags(port, workers, pin),
+            "--no-access-log", "--log-level", "warning"]
 
 
 def _knows_pinning(checkout: Path) -> bool:
@@ -372,7 +377,8 @@ def run_scale(args, base_env: dict[str, str], services: list[measure.ProcessGrou
     http_results = {}
     port = free_port()
     token = many.fresh_access_token()
-    with measure.serving(_product_command(port, args.workers, not args.no_pin), port, base_env, _ok_mcp(token)) as server:
+    command = _product_command(port, args.workers, not args.no_pin)
+    with measure.serving(command, port, base_env, _ok_mcp(token)) as server:
         for label, grant, body in cases:
             token = grant.fresh_access_token()
             status, answer = measure.post(port, body.encode(), token)
@@ -432,7 +438,8 @@ def report(machine: dict, args, targets: dict, scale: dict | None) -> str:
         f"Machine: {machine['machine']}",
         f"Software: {machine['software']}",
         f"Setup: {args.workers} uvicorn worker(s) per target, "
-        f"{'unpinned' if args.no_pin else 'each worker on one CPU (--pin-cpus)'}; wrk 1 thread; {args.rounds} interleaved rounds, "
+        f"{'unpinned' if args.no_pin else 'each worker on one CPU (--pin-cpus)'}; wrk 1 thread; "
+        f"{args.rounds} interleaved rounds, "
         f"each: {WARMUP_SECONDS} s warm-up, load run {args.connections} connections × {args.seconds} s, single run "
         f"1 connection × {LATENCY_SECONDS} s; tools/call get_user_context, {MAIN_FACTS} shared facts. "
         f"Figures are medians over the rounds (CPU per request: over all requests).",

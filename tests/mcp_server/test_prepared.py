@@ -24,7 +24,8 @@ def _prepared(fragment: str) -> int:
 
 
 # Admission (a unique token, its connection, the one status row), the access record (an INSERT), a run's
-# authorization and a layer record (each by its key) have one best plan whatever the values: once psycopg has seen each five times, PostgreSQL only binds and executes it.
+# authorization and a layer record (each by its key) have one best plan whatever the values: once psycopg
+# has seen each five times, PostgreSQL only binds and executes it.
 # Answers and statement counts are as before.
 @pytest.mark.postgres_only
 def test_admission_and_the_access_record_are_planned_once(connect, issue_token):
