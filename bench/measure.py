@@ -20,7 +20,8 @@ from pathlib import Path
 
 BASE_DIR = Path(__file__).resolve().parents[1]
 LUA = BASE_DIR / "bench" / "wrk" / "jsonrpc.lua"
-PROTOCOL_VERSION = "2025-11-25"  # a handshake-era revision, served statelessly by the SDK
+LEGACY = "2025-11-25"  # a handshake-era revision: the SDK serves it through a stateless transport per request
+MODERN = "2026-07-28"  # per-request envelopes: what the SDK's own client sends a server that answers discovery
 _TICK = os.sysconf("SC_CLK_TCK")
 
 
@@ -122,14 +123,33 @@ def serving(command: list[str], port: int, env: dict[str, str], probe, cwd: Path
             process.wait()
 
 
-def post(port: int, body: bytes, token: str | None = None, timeout: float = 10) -> tuple[int, bytes]:
-    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
-               "MCP-Protocol-Version": PROTOCOL_VERSION}
+@dataclass(frozen=True)
+class Call:
+    """One ``tools/call`` as an MCP client of a protocol revision sends it: the JSON-RPC body and the MCP headers."""
+
+    body: str
+    headers: dict[str, str]
+
+
+def tool_call(name: str, arguments: dict | None = None, protocol: str = LEGACY) -> Call:
+    params: dict = {"name": name, "arguments": arguments or {}}
+    headers = {"MCP-Protocol-Version": protocol}
+    if protocol != LEGACY:  # the envelope: version and capabilities in _meta, method and tool name as headers too
+        params["_meta"] = {"io.modelcontextprotocol/protocolVersion": protocol,
+                           "io.modelcontextprotocol/clientCapabilities": {},
+                           "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "1"}}
+        headers |= {"Mcp-Method": "tools/call", "Mcp-Name": name}
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}, separators=(",", ":"))
+    return Call(body, headers)
+
+
+def post(port: int, call: Call, token: str | None = None, timeout: float = 10) -> tuple[int, bytes]:
+    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream", **call.headers}
     if token:
         headers["Authorization"] = f"Bearer {token}"
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
     try:
-        connection.request("POST", "/mcp", body=body, headers=headers)
+        connection.request("POST", "/mcp", body=call.body.encode(), headers=headers)
         response = connection.getresponse()
         return response.status, response.read()
     finally:
@@ -180,10 +200,11 @@ class Run:
         }
 
 
-def wrk(url: str, body: str, *, token: str | None, connections: int, seconds: int,
+def wrk(url: str, call: Call, *, token: str | None, connections: int, seconds: int,
         groups: list[ProcessGroup] = ()) -> Run:
     """Drive ``url`` with one wrk thread and ``connections`` keep-alive connections for ``seconds``."""
-    env = dict(os.environ, BENCH_BODY=body, BENCH_TOKEN=token or "", BENCH_PROTOCOL=PROTOCOL_VERSION)
+    env = dict(os.environ, BENCH_BODY=call.body, BENCH_TOKEN=token or "",
+               BENCH_HEADERS="\n".join(f"{name}: {value}" for name, value in call.headers.items()))
     command = ["wrk", "-t1", f"-c{connections}", f"-d{seconds}s", "--timeout", "5s", "-s", str(LUA), url]
     before = {group.label: group.cpu_seconds() for group in groups}
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, text=True)

@@ -27,23 +27,24 @@ BASE_DIR = Path(__file__).resolve().parents[1]
 if str(BASE_DIR) not in sys.path:
     sys.path.insert(0, str(BASE_DIR))
 
-from bench.measure import PROTOCOL_VERSION  # noqa: E402
-from bench.run import _django, rpc  # noqa: E402
+from bench import measure  # noqa: E402
+from bench.run import _django  # noqa: E402
 from tests.services import postgres_cluster, redis_server  # noqa: E402
 
 
-def _scope(body: bytes, token: str) -> dict:
+def _scope(call: measure.Call, token: str) -> dict:
     headers = [
         (b"host", b"127.0.0.1:8787"), (b"content-type", b"application/json"),
-        (b"accept", b"application/json, text/event-stream"), (b"mcp-protocol-version", PROTOCOL_VERSION.encode()),
-        (b"authorization", f"Bearer {token}".encode()), (b"content-length", str(len(body)).encode()),
+        (b"accept", b"application/json, text/event-stream"),
+        *((name.lower().encode(), value.encode()) for name, value in call.headers.items()),
+        (b"authorization", f"Bearer {token}".encode()), (b"content-length", str(len(call.body.encode())).encode()),
     ]
     return {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST", "scheme": "http",
             "path": "/mcp", "raw_path": b"/mcp", "root_path": "", "query_string": b"", "headers": headers,
             "client": ("127.0.0.1", 50000), "server": ("127.0.0.1", 8787)}
 
 
-async def _call(app, body: bytes, token: str) -> tuple[int, bytes]:
+async def _call(app, call: measure.Call, token: str) -> tuple[int, bytes]:
     sent = False
     done = asyncio.Event()
     status, chunks = 0, []
@@ -52,7 +53,7 @@ async def _call(app, body: bytes, token: str) -> tuple[int, bytes]:
         nonlocal sent
         if not sent:
             sent = True
-            return {"type": "http.request", "body": body, "more_body": False}
+            return {"type": "http.request", "body": call.body.encode(), "more_body": False}
         await done.wait()
         return {"type": "http.disconnect"}
 
@@ -65,7 +66,7 @@ async def _call(app, body: bytes, token: str) -> tuple[int, bytes]:
             if not message.get("more_body"):
                 done.set()
 
-    await app(_scope(body, token), receive, send)
+    await app(_scope(call, token), receive, send)
     return status, b"".join(chunks)
 
 
@@ -76,6 +77,7 @@ def main() -> int:
     parser.add_argument("--top", type=int, default=40)
     parser.add_argument("--call", default="get_user_context")
     parser.add_argument("--arguments", default="{}", help="JSON arguments of the tool")
+    parser.add_argument("--protocol", choices=(measure.LEGACY, measure.MODERN), default=measure.LEGACY)
     args = parser.parse_args()
     with contextlib.ExitStack() as stack:
         database_url = stack.enter_context(postgres_cluster())
@@ -98,11 +100,11 @@ def main() -> int:
 
         from config.asgi import application
 
-        body = rpc(args.call, json.loads(args.arguments)).encode()
+        call = measure.tool_call(args.call, json.loads(args.arguments), protocol=args.protocol)
 
         async def calls(count: int) -> None:
             for _ in range(count):
-                status, answer = await _call(application, body, token)
+                status, answer = await _call(application, call, token)
                 assert status == 200 and b'"isError":false' in answer, answer[:300]
 
         statements: list[str] = []

@@ -50,6 +50,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import datetime as dt
+import functools
 import json
 import os
 import platform
@@ -73,14 +74,6 @@ LATENCY_SECONDS = 4
 MAIN_FACTS = 50
 SCALE_FACTS = 10_000
 CROWD = 2_000  # other people of the same assistant (scale part): connections, tokens, facts
-
-
-def rpc(name: str, arguments: dict | None = None) -> str:
-    return json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                       "params": {"name": name, "arguments": arguments or {}}}, separators=(",", ":"))
-
-
-GET_CONTEXT = rpc("get_user_context")
 
 
 # --- Setup ------------------------------------------------------------------------
@@ -142,9 +135,9 @@ def _load() -> str:
 
 # --- Targets ----------------------------------------------------------------------
 
-def _ok_mcp(token: str | None):
+def _ok_mcp(call: measure.Call, token: str | None):
     def probe(port: int) -> bool:
-        status, _ = measure.post(port, GET_CONTEXT.encode(), token)
+        status, _ = measure.post(port, call, token)
         return status == 200
 
     return probe
@@ -229,6 +222,7 @@ def run_targets(args, base_env: dict[str, str], services: list[measure.ProcessGr
     """
     from bench import data
 
+    get_context = measure.tool_call("get_user_context", protocol=args.protocol)
     assistant = data.Assistant().register()
     person = data.person("bench")
     facts = data.write_facts(person, MAIN_FACTS)
@@ -252,8 +246,9 @@ def run_targets(args, base_env: dict[str, str], services: list[measure.ProcessGr
             cwd = target.get("cwd", BASE_DIR)
             if cwd != BASE_DIR:
                 env["PYTHONPATH"] = str(cwd)
-            server = stack.enter_context(measure.serving(target["command"](port), port, env, _ok_mcp(token), cwd=cwd))
-            status, body = measure.post(port, GET_CONTEXT.encode(), token)
+            server = stack.enter_context(
+                measure.serving(target["command"](port), port, env, _ok_mcp(get_context, token), cwd=cwd))
+            status, body = measure.post(port, get_context, token)
             assert status == 200, body[:500]
             result = _result_of(body)
             if reference is None:
@@ -277,12 +272,12 @@ def run_targets(args, base_env: dict[str, str], services: list[measure.ProcessGr
                 server, target = servers[name], next(t for t in targets if t["name"] == name)
                 token = grant.fresh_access_token() if target["token"] else None
                 groups = [server.group, *(services if target["token"] else [])]
-                measure.wrk(server.url, GET_CONTEXT, token=token, connections=args.connections, seconds=WARMUP_SECONDS)
+                measure.wrk(server.url, get_context, token=token, connections=args.connections, seconds=WARMUP_SECONDS)
                 time.sleep(0.3)  # requests still in flight when wrk stopped
                 before = _access_events(connection_id) if target["token"] else 0
-                load[name].append(measure.wrk(server.url, GET_CONTEXT, token=token, connections=args.connections,
+                load[name].append(measure.wrk(server.url, get_context, token=token, connections=args.connections,
                                               seconds=args.seconds, groups=groups))
-                single[name].append(measure.wrk(server.url, GET_CONTEXT, token=token, connections=1,
+                single[name].append(measure.wrk(server.url, get_context, token=token, connections=1,
                                                 seconds=LATENCY_SECONDS, groups=groups))
                 if target["token"]:
                     time.sleep(0.3)
@@ -368,24 +363,26 @@ def run_scale(args, base_env: dict[str, str], services: list[measure.ProcessGrou
 
     narrow = {"query": "marker042", "limit": 10}  # 20 of the 10,000 facts match
     broad = {"query": "marker", "limit": 10}  # all 10,000 match: the ranking reads every candidate
+    get_context, search = (functools.partial(measure.tool_call, name, protocol=args.protocol)
+                           for name in ("get_user_context", "search_user_context"))
     cases = [
-        ("get_user_context, 1 fact", grants["1 fact"], GET_CONTEXT),
-        (f"get_user_context, {SCALE_FACTS:,} facts", many, GET_CONTEXT),
-        (f"search_user_context, {SCALE_FACTS:,} facts, 20 match", many, rpc("search_user_context", narrow)),
-        (f"search_user_context, {SCALE_FACTS:,} facts, all match", many, rpc("search_user_context", broad)),
+        ("get_user_context, 1 fact", grants["1 fact"], get_context()),
+        (f"get_user_context, {SCALE_FACTS:,} facts", many, get_context()),
+        (f"search_user_context, {SCALE_FACTS:,} facts, 20 match", many, search(narrow)),
+        (f"search_user_context, {SCALE_FACTS:,} facts, all match", many, search(broad)),
     ]
     http_results = {}
     port = free_port()
     token = many.fresh_access_token()
     command = _product_command(port, args.workers, not args.no_pin)
-    with measure.serving(command, port, base_env, _ok_mcp(token)) as server:
-        for label, grant, body in cases:
+    with measure.serving(command, port, base_env, _ok_mcp(get_context(), token)) as server:
+        for label, grant, call in cases:
             token = grant.fresh_access_token()
-            status, answer = measure.post(port, body.encode(), token)
+            status, answer = measure.post(port, call, token)
             result = _result_of(answer)
             assert status == 200 and not result["isError"], answer[:500]
-            measure.wrk(server.url, body, token=token, connections=1, seconds=1)
-            run = measure.wrk(server.url, body, token=token, connections=1, seconds=LATENCY_SECONDS,
+            measure.wrk(server.url, call, token=token, connections=1, seconds=1)
+            run = measure.wrk(server.url, call, token=token, connections=1, seconds=LATENCY_SECONDS,
                               groups=[server.group, *services])
             http_results[label] = {"run": run, "facts_returned": len(result["structuredContent"]["facts"])}
             print(f"  {label:<48} p50 {run.latency_us['p50'] / 1000:7.2f} ms  p95 "
@@ -441,7 +438,8 @@ def report(machine: dict, args, targets: dict, scale: dict | None) -> str:
         f"{'unpinned' if args.no_pin else 'each worker on one CPU (--pin-cpus)'}; wrk 1 thread; "
         f"{args.rounds} interleaved rounds, "
         f"each: {WARMUP_SECONDS} s warm-up, load run {args.connections} connections × {args.seconds} s, single run "
-        f"1 connection × {LATENCY_SECONDS} s; tools/call get_user_context, {MAIN_FACTS} shared facts. "
+        f"1 connection × {LATENCY_SECONDS} s; tools/call get_user_context, {MAIN_FACTS} shared facts, "
+        f"MCP protocol revision {args.protocol}. "
         f"Figures are medians over the rounds (CPU per request: over all requests).",
         f"Load average (1 min) before / after: {machine['load_before']} / {_load()}",
         "",
@@ -528,6 +526,9 @@ def main() -> int:
     parser.add_argument("--no-scale", action="store_true", help="skip the scale part (1 / 10,000 facts, the layer)")
     parser.add_argument("--no-layer", action="store_true",
                         help="in the scale part, skip the resource layer (1,000,000 projection rows, 5 MB read)")
+    parser.add_argument("--protocol", choices=(measure.LEGACY, measure.MODERN), default=measure.LEGACY,
+                        help="the MCP revision every call is sent in (default: the handshake era; "
+                        f"{measure.MODERN} is what the SDK's own client sends a server that answers discovery)")
     parser.add_argument("--only", nargs="*", help="only these targets (the product always: it supplies the bytes)")
     parser.add_argument("--baseline", help="also serve the product from this checkout (e.g. a git worktree of an "
                         "earlier commit) as target product-base, measured in the same rounds")

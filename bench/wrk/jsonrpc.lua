@@ -3,7 +3,8 @@
 -- Environment (read once per thread):
 --   BENCH_BODY      the JSON-RPC message (e.g. a tools/call of get_user_context)
 --   BENCH_TOKEN     bearer token (optional: the floors and the anchor take none)
---   BENCH_PROTOCOL  MCP-Protocol-Version header (default 2025-11-25)
+--   BENCH_HEADERS   the MCP headers, one "Name: value" per line (MCP-Protocol-Version, and for
+--                   2026-07-28 Mcp-Method and Mcp-Name)
 -- At the end one line is printed: "BENCH_JSON {...}" with the request count,
 -- duration, errors (connect/read/write/timeout, and non-2xx statuses) and
 -- latency percentiles in microseconds, for bench/run.py to parse.
@@ -12,7 +13,10 @@ wrk.method = "POST"
 wrk.body = os.getenv("BENCH_BODY")
 wrk.headers["Content-Type"] = "application/json"
 wrk.headers["Accept"] = "application/json, text/event-stream"
-wrk.headers["MCP-Protocol-Version"] = os.getenv("BENCH_PROTOCOL") or "2025-11-25"
+for line in (os.getenv("BENCH_HEADERS") or ""):gmatch("[^\n]+") do
+  local name, value = line:match("^([^:]+):%s*(.*)$")
+  wrk.headers[name] = value
+end
 local token = os.getenv("BENCH_TOKEN")
 if token and token ~= "" then
   wrk.headers["Authorization"] = "Bearer " .. token
