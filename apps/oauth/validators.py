@@ -19,6 +19,7 @@ from oauth2_provider.settings import oauth2_settings
 from oauthlib.oauth2.rfc6749 import errors
 
 from apps.common import clock
+from apps.consent.services import connection_live_locked
 from apps.oauth.models import TokenFamily
 from apps.oauth.resource import requested_resources, resource_error
 from apps.oauth.scope_backend import is_agent_application
@@ -132,7 +133,21 @@ class AssistantOAuth2Validator(OAuth2Validator):
             raise error
         request.scopes = grant.scope.split()
         request.user = grant.user
+        request.validated_grant = grant
         return True
+
+    # The toolkit reads the code's row again for each of the next three checks; a revocation may
+    # delete it in between (``connection_revoke``). They use the row ``validate_code`` read, and the
+    # exchange then fails at its write (``_save_bearer_token``).
+
+    def confirm_redirect_uri(self, client_id, code, redirect_uri, client, request, *args, **kwargs):
+        return request.validated_grant.redirect_uri_allowed(redirect_uri)
+
+    def get_code_challenge(self, code, request):
+        return request.validated_grant.code_challenge or None
+
+    def get_code_challenge_method(self, code, request):
+        return request.validated_grant.code_challenge_method or None
 
     def invalidate_authorization_code(self, client_id, code, request, *args, **kwargs):
         """Keep the code row: it was marked redeemed in the transaction that saved its tokens.
@@ -201,10 +216,15 @@ class AssistantOAuth2Validator(OAuth2Validator):
     def _save_bearer_token(self, token, request, *args, **kwargs):
         """Save the pair, stamping expiry on the product clock; a code exchange opens a family.
 
-        The code (or the refresh token being rotated) is locked first, so two
-        concurrent exchanges of one code cannot both get tokens: the loser is
-        treated as a replay.
+        The person's connection is locked first and must be live. Then the code
+        (or the refresh token being rotated) is locked, so two concurrent
+        exchanges of one code cannot both get tokens: the loser is treated as
+        a replay.
         """
+        if request.grant_type in ASSISTANT_GRANT_TYPES and not connection_live_locked(
+            user=request.user, application=request.client
+        ):  # the person revoked meanwhile (or never consented): nothing is issued (SPEC C-7)
+            raise errors.InvalidGrantError(request=request)
         grant = None
         if request.grant_type == "authorization_code":
             grant = get_grant_model().objects.select_for_update().filter(

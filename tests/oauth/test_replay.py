@@ -63,6 +63,53 @@ def test_token_revoked_by_the_person_is_no_replay(assistant, connected, user):
     assert family.revoked_reason == ""
 
 
+# SPEC C-7, C-5: a code issued before the person revoked is dead too. Exchanged afterwards it would mint a
+# family that — once the person connected the assistant again — read the profile with no new consent.
+def test_a_code_outstanding_at_revocation_is_dead(assistant, browser, approved, user):
+    connection_revoke(connection=Connection.objects.get(user=user))
+    response = oauth_flow.exchange(assistant, approved)
+    assert response.status_code == 400 and response.json()["error"] == "invalid_grant"
+    again = oauth_flow.Flow(client_id=approved.client_id)
+    oauth_flow.code_from(oauth_flow.approve(browser, again), again)
+    assert oauth_flow.exchange(assistant, again).status_code == 200
+    assert oauth_flow.exchange(assistant, approved).status_code == 400  # reconnecting revives nothing
+    assert TokenFamily.objects.count() == 1
+
+
+# SPEC C-7: a code exchange racing the revocation either ends before it (its tokens die with the rest) or
+# finds the connection revoked and gets nothing: no token outlives the revocation.
+def test_an_exchange_racing_the_revocation_gets_nothing(assistant, approved, user, monkeypatch):
+    original = AssistantOAuth2Validator.validate_code
+
+    def validate_then_the_person_revokes(self, client_id, code, client, request, *args, **kwargs):
+        valid = original(self, client_id, code, client, request, *args, **kwargs)
+        connection_revoke(connection=Connection.objects.get(user=user))  # between the checks and the write
+        return valid
+
+    monkeypatch.setattr(AssistantOAuth2Validator, "validate_code", validate_then_the_person_revokes)
+    response = oauth_flow.exchange(assistant, approved)
+    assert response.status_code == 400 and response.json()["error"] == "invalid_grant"
+    assert live_tokens() == 0
+
+
+# SPEC C-7: a refresh racing the revocation: nothing new is issued for a revoked connection, and it is
+# not taken for a replay.
+def test_a_refresh_racing_the_revocation_gets_nothing(assistant, connected, user, monkeypatch):
+    original = AssistantOAuth2Validator.validate_refresh_token
+
+    def validate_then_the_person_revokes(self, *args, **kwargs):
+        valid = original(self, *args, **kwargs)
+        connection_revoke(connection=Connection.objects.get(user=user))
+        return valid
+
+    monkeypatch.setattr(AssistantOAuth2Validator, "validate_refresh_token", validate_then_the_person_revokes)
+    response = oauth_flow.refresh(assistant, connected, connected.tokens[0]["refresh_token"])
+    assert response.status_code == 400 and response.json()["error"] == "invalid_grant"
+    assert live_tokens() == 0
+    assert authenticate_bearer(connected.tokens[0]["access_token"]) is None
+    assert TokenFamily.objects.get().revoked_reason == ""  # the person revoked: no replay notice
+
+
 # SPEC A-3: a replayed code is refused and every token issued from it is revoked; the code row is kept.
 def test_code_replay_refused_and_tokens_revoked(assistant, connected):
     tokens = connected.tokens[0]

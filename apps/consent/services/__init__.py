@@ -4,6 +4,7 @@ from apps.consent.services.access import access_event_record
 from apps.consent.services.connections import (
     ConsentError,
     connection_authorize,
+    connection_live_locked,
     connection_narrow,
     connection_revoke,
     connection_touch,
@@ -14,6 +15,7 @@ __all__ = [
     "ConsentError",
     "access_event_record",
     "connection_authorize",
+    "connection_live_locked",
     "connection_narrow",
     "connection_revoke",
     "connection_touch",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from django.db import transaction
-from oauth2_provider.models import get_access_token_model, get_refresh_token_model
+from oauth2_provider.models import get_access_token_model, get_grant_model, get_refresh_token_model
 
 from apps.common import clock
 from apps.consent import scopes as scope_rules
@@ -88,7 +88,9 @@ def connection_revoke(*, connection: Connection) -> Connection:
     """Stop all access at once: every token dies, shares are dropped (SPEC C-7).
 
     Refresh tokens are marked revoked rather than deleted, so a later replay is
-    still recognised by the reuse protection.
+    still recognised by the reuse protection. Codes not yet exchanged are
+    deleted: they came from a consent the person just withdrew, and reconnecting
+    must not revive them (C-5). Redeemed codes stay for replay detection (A-3).
     """
     locked = Connection.objects.select_for_update().get(pk=connection.pk)
     now = clock.now()
@@ -98,8 +100,21 @@ def connection_revoke(*, connection: Connection) -> Connection:
     lookup = {"user_id": locked.user_id, "application_id": locked.application_id}
     get_refresh_token_model().objects.filter(revoked__isnull=True, **lookup).update(revoked=now)
     get_access_token_model().objects.filter(**lookup).delete()
+    get_grant_model().objects.filter(redeemed_at__isnull=True, **lookup).delete()
     FactShare.objects.filter(connection=locked).delete()
     return locked
+
+
+def connection_live_locked(*, user, application) -> bool:
+    """Whether the person's connection with this assistant is live, its row locked until the transaction ends.
+
+    Issuing tokens takes this lock before any other, as ``connection_revoke``
+    does, so an exchange or refresh racing a revocation either commits first —
+    and its tokens die with the rest — or finds the connection revoked (SPEC C-7).
+    """
+    return Connection.objects.select_for_update().filter(
+        user=user, application=application, revoked_at__isnull=True
+    ).exists()
 
 
 def connection_touch(*, connection: Connection) -> None:
