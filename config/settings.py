@@ -326,8 +326,21 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "filters": {"redact_secrets": {"()": "apps.common.logging.RedactSecretsFilter"}},
+    "formatters": {  # Django's own, for runserver's request log
+        "django.server": {"()": "django.utils.log.ServerFormatter", "format": "[{server_time}] {message}",
+                          "style": "{"},
+    },
     "handlers": {
         "console": {"class": "logging.StreamHandler", "filters": ["redact_secrets"]},
+        # runserver's request log keeps a handler of its own and does not reach the root's: redacted too.
+        "django.server": {"class": "logging.StreamHandler", "formatter": "django.server",
+                          "filters": ["redact_secrets"]},
+    },
+    "loggers": {
+        "django.server": {"handlers": ["django.server"], "level": "INFO", "propagate": False},
+        # Django's own "console" handler is the one above (same name): reached through the root only,
+        # or each of Django's records would print twice with DEBUG on. No ADMINS: nothing to mail.
+        "django": {"handlers": [], "level": "INFO"},
     },
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", "INFO")},
 }

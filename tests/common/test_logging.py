@@ -36,3 +36,24 @@ def test_filter_rewrites_record_args():
     record = logging.LogRecord("x", logging.INFO, __file__, 1, "token request %s", ("code=SeCrEt",), None)
     assert RedactSecretsFilter().filter(record)
     assert "SeCrEt" not in record.getMessage()
+
+
+# SPEC A-4: the development server's request log (``runserver``, the local default) keeps its own handler,
+# which does not pass records on to the root's; a secret in a request line is redacted there too.
+def test_the_development_servers_request_log_is_redacted():
+    logger = logging.getLogger("django.server")
+    record = logger.makeRecord("django.server", logging.INFO, __file__, 1, '"%s" %s %s',
+                               ("POST /mcp?access_token=LEAKME0123456789 HTTP/1.1", 400, 168), None,
+                               extra={"server_time": "30/Nov/2026 09:25:49"})
+    assert logger.handlers and not logger.propagate
+    for handler in logger.handlers:
+        assert handler.filter(record)
+        line = handler.format(record)
+        assert "LEAKME0123456789" not in line and REDACTED in line and "400" in line
+
+
+# Django's records (a refused request, an error) reach the console once, through the root's redacting handler.
+def test_djangos_records_reach_the_console_once():
+    django_logger = logging.getLogger("django")
+    assert django_logger.handlers == [] and django_logger.propagate
+    assert any(isinstance(f, RedactSecretsFilter) for h in logging.getLogger().handlers for f in h.filters)
