@@ -75,7 +75,7 @@ class IdListField(forms.MultipleChoiceField):
     def to_python(self, value):
         ids = set()
         for item in super().to_python(value):
-            if not item.isdigit() or not 0 < int(item) < 2**63:
+            if not (item.isascii() and item.isdigit()) or not 0 < int(item) < 2**63:  # "²" and "١" are digits too
                 raise ValidationError(_("Not a valid choice."), code="invalid_choice")
             ids.add(int(item))
         return ids

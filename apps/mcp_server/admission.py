@@ -119,13 +119,17 @@ def origin_allowed(origin: str | None) -> bool:
         return True
     if origin.rstrip("/") == settings.PUBLIC_BASE_URL:
         return True
-    parts = urlsplit(origin)
-    if parts.scheme not in {"http", "https"} or not parts.hostname:
+    try:
+        parts = urlsplit(origin)
+        hostname = parts.hostname
+    except ValueError:  # not a URL at all, e.g. "http://[::1"
         return False
-    if parts.hostname == "localhost":
+    if parts.scheme not in {"http", "https"} or not hostname:
+        return False
+    if hostname == "localhost":
         return True
     try:
-        return ip_address(parts.hostname).is_loopback
+        return ip_address(hostname).is_loopback
     except ValueError:
         return False
 
@@ -137,7 +141,9 @@ def read_body(request: HttpRequest) -> bytes | Refusal:
         return Refusal(405, "method_not_allowed", "only POST is served at this endpoint", RPC_INVALID_REQUEST,
                        headers={"Allow": "POST"})
     declared = request.headers.get("Content-Length", "")
-    if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+    if declared and not (declared.isascii() and declared.isdigit()):  # e.g. "²", a digit to isdigit() alone
+        return Refusal(400, "invalid_request", "the Content-Length header is not a number", RPC_INVALID_REQUEST)
+    if declared and int(declared) > MAX_BODY_BYTES:
         return _too_large()
     if (request.content_type or "").lower() != "application/json":
         return Refusal(415, "unsupported_media_type", "the body must be application/json", RPC_INVALID_REQUEST)

@@ -149,7 +149,8 @@ def test_another_persons_connection_is_not_found(user, world, action):
     assert snapshot() == before
 
 
-@pytest.mark.parametrize("kind", ["theirs", "sensitive", "guess", "health", "not_granted", "archived", "garbage"])
+@pytest.mark.parametrize("kind", ["theirs", "sensitive", "guess", "health", "not_granted", "archived", "garbage",
+                                  "unicode_digit"])
 def test_sharing_what_may_not_be_shared_is_refused(user, connection, world, kind):
     from apps.memory.services import fact_archive
 
@@ -161,6 +162,7 @@ def test_sharing_what_may_not_be_shared_is_refused(user, connection, world, kind
         "not_granted": lambda: make_fact(user, category="goals", label="Marathon").pk,
         "archived": lambda: fact_archive(fact=make_fact(user, label="Old")).pk,
         "garbage": lambda: "1 OR 1=1",
+        "unicode_digit": lambda: "\u00b2",  # "²" counts as a digit to str.isdigit(), not to int()
     }[kind]()
     before = snapshot()
     response = client_for(user).post(f"/me/assistants/{connection.pk}/shares/", {"share": [world["mine"].pk, ids]})

@@ -9,6 +9,7 @@ from django.conf import settings
 from django.test import Client
 
 from apps.consent.services import connection_revoke
+from apps.mcp_server.errors import RPC_INVALID_REQUEST
 from apps.ops.models import ServiceStatus
 from tests.mcp_server.rpc import ACCEPT, METADATA, call, post, rpc
 
@@ -162,11 +163,21 @@ def test_tool_call_is_one_unit_of_database_work(shared_profile, monkeypatch):
         (settings.PUBLIC_BASE_URL, 200),
         ("http://localhost:6274", 200),
         ("http://[::1]:3000", 200),
+        ("http://[::1", 403),  # not a URL at all (SPEC M-8: bad input is never a 500)
     ],
 )
 def test_origin(origin, status, shared_profile):
     _, _, token = shared_profile
     assert post(call("get_user_context"), token, Origin=origin).status_code == status
+
+
+# SPEC M-8: a Content-Length that is not a number — even of digits int() does not read, "²" — is a
+# bad request (RFC 9112 §6.3), never a 500.
+def test_a_content_length_that_is_no_number(shared_profile):
+    _, _, token = shared_profile
+    response = post(call("get_user_context"), token, CONTENT_LENGTH="\u00b2")
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == RPC_INVALID_REQUEST
 
 
 # SPEC M-1: exactly /mcp, never a redirect a client would have to follow.
