@@ -12,6 +12,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
 
+from apps.common.text import unstorable_text_reason
 from apps.mcp_server.errors import INVALID_ARGUMENT, ToolError
 
 
@@ -35,17 +36,11 @@ def validate_arguments(schema: dict[str, Any], arguments: dict[str, Any]) -> Non
 
 
 def _refuse_unstorable_text(value: Any, path: str) -> None:
-    """JSON can carry a NUL (\\u0000) or a lone surrogate (\\ud800); no database stores them as text.
-
-    Refused here as ``invalid_argument`` rather than failing later, deep in a
-    query, as an internal error.
-    """
+    """Refuse, as ``invalid_argument``, any string no database can store (``apps.common.text``)."""
     if isinstance(value, str):
-        if "\x00" in value:
-            raise ToolError(INVALID_ARGUMENT, f"field {_short(path or 'arguments')} must not contain NUL characters")
-        if any("\ud800" <= char <= "\udfff" for char in value):
-            raise ToolError(INVALID_ARGUMENT,
-                            f"field {_short(path or 'arguments')} is not valid Unicode text (a lone surrogate)")
+        reason = unstorable_text_reason(value)
+        if reason is not None:
+            raise ToolError(INVALID_ARGUMENT, f"field {_short(path or 'arguments')} {reason}")
     elif isinstance(value, dict):
         for key, item in value.items():
             _refuse_unstorable_text(item, f"{path}.{key}" if path else str(key))

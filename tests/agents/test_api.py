@@ -10,6 +10,7 @@ from django.utils import timezone
 from oauth2_provider.models import get_access_token_model, get_application_model
 
 from apps.memory import services
+from apps.agents.models import RunSnapshot
 from apps.agents.services import policy_create
 from tests.agents.builders import OPS, agent_token, make_agent
 from tests.retrieval.layer.builders import T0
@@ -93,6 +94,33 @@ def test_bodies_are_parsed_strictly(agent, user):  # SPEC R-3
     assert _error(agent.post(listing, {"thread_id": "thread-1", "resource": "todo",
                                        "filters": {"due_before": "tomorrow"}})) == (
         400, "invalid_timestamp", "/filters/due_before")
+
+
+# SPEC R-3: an instant that exists only before year 1 or after year 9999 in UTC is a refused timestamp on
+# every database, not an overflow in SQLite's adapter (a 500) while PostgreSQL answers.
+@pytest.mark.parametrize("moment", ["0001-01-01T00:00:00+01:00", "9999-12-31T23:59:59-01:00"])
+def test_timestamps_outside_the_representable_range_are_refused(agent, user, moment):
+    run = agent.start(user)
+    response = agent.post(f"/internal/runs/{run}/list", {"thread_id": "thread-1", "resource": "todo",
+                                                         "filters": {"due_before": moment}})
+    assert _error(response) == (400, "invalid_timestamp", "/filters/due_before")
+
+
+# SPEC R-3: text JSON can carry but no database stores (a lone surrogate, a NUL) is refused with its
+# pointer on both databases alike — never a 500, never a 503 that blames an outage, never stored.
+@pytest.mark.parametrize("text", ["\ud800", "a\udfffb", "a\x00", "\x00"])
+def test_unstorable_text_is_refused_with_its_pointer(agent, user, text):
+    assert _error(agent.post("/internal/runs", {"thread_id": text, "user": user.pk})) == (
+        400, "invalid_value", "/thread_id")
+    assert not RunSnapshot.objects.exists()
+    run = agent.start(user)
+    base = f"/internal/runs/{run}"
+    assert _error(agent.post(f"{base}/search", {"thread_id": "thread-1", "query": text})) == (
+        400, "invalid_value", "/query")
+    assert _error(agent.post(f"{base}/list", {"thread_id": "thread-1", "resource": "contact",
+                                              "filters": {"relation": text}})) == (
+        400, "invalid_value", "/filters/relation")
+    assert _error(agent.post(f"{base}/list", {"thread_id": text})) == (400, "invalid_value", "/thread_id")
 
 
 def test_a_long_read_pages_within_the_byte_limit_over_http(agent, user):  # SPEC R-9

@@ -226,6 +226,14 @@ def test_records_sent_are_recorded(records, todo_token):
     ({"resource": "todo", "filters": {"relation": "friend"}}, "invalid_argument", "filters.relation"),
     ({"filters": {"status": "open"}}, "invalid_argument", "resource"),
     ({"resource": "todo", "bogus": 1}, "invalid_argument", "bogus"),
+    # SPEC M-8, R-3: a timestamp outside years 1 … 9999 in UTC is a bad argument, not a JSON-RPC error.
+    ({"resource": "todo", "filters": {"due_before": "0001-01-01T00:00:00+01:00"}}, "invalid_argument",
+     "filters.due_before"),
+    ({"resource": "todo", "filters": {"due_after": "9999-12-31T23:59:59-01:00"}}, "invalid_argument",
+     "filters.due_after"),
+    # SPEC M-8: text no database stores, refused with its field before the layer sees it.
+    ({"resource": "todo", "filters": {"status": "open\x00"}}, "invalid_argument", "filters.status"),
+    ({"resource": "todo", "cursor": "abc\x00"}, "invalid_argument", "cursor"),
 ])
 def test_layer_errors_are_m8_codes(records, todo_token, arguments, code, field):
     _, token = todo_token

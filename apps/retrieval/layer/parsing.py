@@ -2,7 +2,8 @@
 
 Refused, each with its code and the JSON Pointer of the offending part:
 malformed JSON, duplicate keys at any depth, unknown keys, explicit
-``null``, wrong types, invalid timestamps, undeclared filters, bad refs.
+``null``, wrong types, text no database stores (NUL, lone surrogates),
+invalid timestamps, undeclared filters, bad refs.
 Nothing is ignored or defaulted silently except documented optional keys.
 """
 
@@ -15,7 +16,7 @@ from dataclasses import dataclass, field
 from apps.retrieval.layer import pointers
 from apps.retrieval.layer.errors import LayerError
 from apps.retrieval.layer.registry import registry
-from apps.retrieval.layer.values import parse_filter_value
+from apps.retrieval.layer.values import expect_string, parse_filter_value
 
 BODY_MAX = 65_536  # bytes of one request body
 QUERY_MAX = 200  # characters
@@ -95,14 +96,6 @@ def expect_object(value, pointer: str, *, required=(), optional=(), unknown: str
     for key in required:
         if key not in value:
             raise LayerError("missing_key", f"{key!r} is required", pointer=pointers.child(pointer, key))
-    return value
-
-
-def expect_string(value, pointer: str, *, max_length: int, min_length: int = 1) -> str:
-    if not isinstance(value, str):
-        raise LayerError("invalid_type", "expected a string", pointer=pointer)
-    if not min_length <= len(value) <= max_length:
-        raise LayerError("invalid_value", f"expected {min_length} to {max_length} characters", pointer=pointer)
     return value
 
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 
+from apps.common.text import unstorable_text_reason
 from apps.retrieval.layer.errors import LayerError
 
 # Field types a declaration may use. ``text`` is a string that can be long:
@@ -34,9 +35,17 @@ def parse_timestamp(value, *, pointer: str) -> datetime:
             pointer=pointer,
         )
     try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00"))
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
         raise LayerError("invalid_timestamp", f"{value!r} is not a real point in time", pointer=pointer) from None
+    try:
+        # Databases compare instants in UTC. 0001-01-01T00:00:00+01:00 is well formed, but its instant lies
+        # before year 1 (9999-12-31T23:59:59-01:00 after 9999): Python cannot represent it in UTC, and
+        # SQLite's adapter would overflow converting it. Converting here refuses it on every database.
+        return moment.astimezone(UTC)
+    except OverflowError:
+        raise LayerError("invalid_timestamp", f"{value!r} lies outside years 1 to 9999 once converted to UTC",
+                         pointer=pointer) from None
 
 
 def parse_date(value, *, pointer: str) -> date:
@@ -48,6 +57,19 @@ def parse_date(value, *, pointer: str) -> date:
         return date.fromisoformat(value)
     except ValueError:
         raise LayerError("invalid_timestamp", f"{value!r} is not a real date", pointer=pointer) from None
+
+
+def expect_string(value, pointer: str, *, max_length: int, min_length: int = 1) -> str:
+    """``value`` as a string of ``min_length`` to ``max_length`` characters that a database can store."""
+    if not isinstance(value, str):
+        raise LayerError("invalid_type", "expected a string", pointer=pointer)
+    if not min_length <= len(value) <= max_length:
+        raise LayerError("invalid_value", f"expected {min_length} to {max_length} characters", pointer=pointer)
+    reason = unstorable_text_reason(value)
+    if reason is not None:
+        # Refused for what it is, on both databases alike, rather than as a database error later.
+        raise LayerError("invalid_value", f"this string {reason}", pointer=pointer)
+    return value
 
 
 def parse_filter_value(kind: str, value, *, pointer: str, choices: tuple[str, ...] = (), max_length: int = 200):
@@ -66,13 +88,13 @@ def parse_filter_value(kind: str, value, *, pointer: str, choices: tuple[str, ..
         if isinstance(value, bool) or not isinstance(value, int):
             raise LayerError("invalid_type", "expected an integer", pointer=pointer)
         return value
-    if not isinstance(value, str):
-        raise LayerError("invalid_type", "expected a string", pointer=pointer)
-    if kind == "enum" and value not in choices:
-        raise LayerError("invalid_value", f"expected one of {', '.join(choices)}", pointer=pointer)
-    if kind == "string" and not 1 <= len(value) <= max_length:
-        raise LayerError("invalid_value", f"expected 1 to {max_length} characters", pointer=pointer)
-    return value
+    if kind == "enum":
+        if not isinstance(value, str):
+            raise LayerError("invalid_type", "expected a string", pointer=pointer)
+        if value not in choices:
+            raise LayerError("invalid_value", f"expected one of {', '.join(choices)}", pointer=pointer)
+        return value
+    return expect_string(value, pointer, max_length=max_length)
 
 
 def render(kind: str, value):

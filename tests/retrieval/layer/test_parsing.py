@@ -46,6 +46,19 @@ CASES = [
     ("read", b'{"ref": NaN}', "malformed_json", ""),
     ("read", b'\xff\xfe', "malformed_json", ""),
     ("search", b'{"query": "x", "top_k": 3, "top_k": 3}', "duplicate_key", "/top_k"),
+    # A well-formed timestamp whose instant falls outside years 1 to 9999 once in UTC: no database column
+    # can hold it, so it is refused here rather than overflowing in the database adapter.
+    ("list", b'{"resource": "todo", "filters": {"due_before": "0001-01-01T00:00:00+01:00"}}', "invalid_timestamp",
+     "/filters/due_before"),
+    ("list", b'{"resource": "todo", "filters": {"due_after": "9999-12-31T23:59:59-01:00"}}', "invalid_timestamp",
+     "/filters/due_after"),
+    # Text JSON can carry but no database stores (a lone surrogate, a NUL): refused, never a server error.
+    ("search", b'{"query": "\\ud800"}', "invalid_value", "/query"),
+    ("search", b'{"query": "a\\u0000"}', "invalid_value", "/query"),
+    ("list", b'{"resource": "contact", "filters": {"relation": "\\udfff"}}', "invalid_value", "/filters/relation"),
+    ("list", b'{"resource": "contact", "filters": {"relation": "a\\u0000"}}', "invalid_value",
+     "/filters/relation"),
+    ("list", b'{"resource": "todo", "cursor": "\\u0000"}', "invalid_value", "/cursor"),
 ]
 
 
@@ -54,6 +67,13 @@ def test_bad_requests_are_refused_precisely(user, operation, raw, code, pointer)
     with pytest.raises(LayerError) as refused:
         handle(access(user), operation, loads(raw))
     assert (refused.value.code, refused.value.pointer) == (code, pointer)
+
+
+def test_timestamps_at_the_edges_of_the_representable_range_pass(user):  # SPEC R-3
+    for moment in ("0001-01-01T00:00:00Z", "0001-01-01T00:00:00-01:00", "9999-12-31T23:59:59.999999Z",
+                   "9999-12-31T23:59:59+01:00"):
+        answer = handle(access(user), "list", {"resource": "todo", "filters": {"due_before": moment}})
+        assert answer["items"] == []
 
 
 def test_a_good_request_passes(user):  # SPEC R-3

@@ -1,0 +1,24 @@
+"""Text that JSON can carry but no database stores: the one rule, for every caller that takes text.
+
+A JSON string may hold a NUL (``\\u0000``) or a lone surrogate (``\\ud800``).
+PostgreSQL refuses NUL in text while SQLite stores it, so the same request
+would behave differently per database; a lone surrogate has no UTF-8 form, so
+neither can store or even send it. Callers refuse such text as a bad argument
+up front rather than failing later, deep in a query, as an internal error.
+"""
+
+from __future__ import annotations
+
+import re
+
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+
+
+def unstorable_text_reason(text: str) -> str | None:
+    """Why ``text`` cannot be stored (a phrase to follow the field's name), or ``None`` when it can."""
+    found = _UNSTORABLE.search(text)
+    if found is None:
+        return None
+    if found.group() == "\x00":
+        return "must not contain NUL characters"
+    return "is not valid Unicode text (a lone surrogate)"
