@@ -49,8 +49,7 @@ def call_tool(*, caller: BearerGrant | Deferred, spec: ToolSpec, arguments: dict
             "change the arguments (for example re-read get_user_context) instead of retrying",
         )
     try:
-        validate_arguments(spec.input_schema, arguments)
-        answer = _run(spec.handler, grant, arguments)
+        answer = _run(spec.handler, grant, validate_arguments(spec.input_schema, arguments))
     except ToolError as error:
         # A server-side outage is not the assistant's failure: it does not count (docs/mcp.md).
         if error.code != UNAVAILABLE:

@@ -20,6 +20,20 @@ def events(connection) -> list[tuple[str, list]]:
     return [(e.tool, e.facts) for e in AccessEvent.objects.filter(connection=connection).order_by("id")]
 
 
+# SPEC M-8: an offset of 2.0 is the integer 2 (JSON Schema), for every tool that pages.
+@pytest.mark.parametrize("offset", [2, 2.0])
+def test_paging_by_a_number_without_a_fraction(user, connect, issue_token, offset):
+    scopes = ("profile:read", "context:search")
+    facts = [make_fact(user, index) for index in range(3)]
+    share(connect(scopes), facts)
+    token = issue_token(scopes)
+    version = tool_result(post(call("get_user_context"), token))["version"]
+    page = tool_result(post(call("read_user_context_page", {"offset": offset, "version": version}), token))
+    assert [fact["id"] for fact in page["facts"]] == [str(facts[2].id)]
+    search = tool_result(post(call("search_user_context", {"query": facts[0].label, "offset": offset}), token))
+    assert "code" not in search
+
+
 # SPEC M-11: each result carrying facts records exactly the facts (id, version) it carried.
 def test_tool_results_record_access_events(shared_profile):
     connection, facts, token = shared_profile

@@ -36,3 +36,11 @@ def test_valid_arguments_pass():
     validate_arguments(schemas.NO_ARGUMENTS, {})
     with pytest.raises(ToolError):
         validate_arguments(schemas.NO_ARGUMENTS, {"anything": 1})
+
+
+# SPEC M-8: JSON Schema counts 2.0 as an integer; the tool gets the integer 2, not a float it cannot slice by.
+def test_a_number_without_a_fraction_is_taken_as_the_integer():
+    taken = validate_arguments(schemas.PAGE_ARGUMENTS, {"offset": 2.0, "version": VERSION})
+    assert taken == {"offset": 2, "version": VERSION} and type(taken["offset"]) is int
+    with pytest.raises(ToolError):
+        validate_arguments(schemas.PAGE_ARGUMENTS, {"offset": 2.5, "version": VERSION})
