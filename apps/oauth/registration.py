@@ -9,10 +9,11 @@ Registration is open to anyone, so it is rate-limited per client IP.
 from __future__ import annotations
 
 import json
+import unicodedata
 from urllib.parse import urlsplit
 
 from django.conf import settings
-from django.http import JsonResponse
+from django.http import HttpResponse, JsonResponse
 from oauth2_provider.views import DynamicClientRegistrationManagementView, DynamicClientRegistrationView
 
 from apps.oauth.throttle import client_ip, throttle_hit
@@ -36,22 +37,42 @@ class MetadataRefused(Exception):
         return JsonResponse({"error": self.error, "error_description": self.description}, status=400)
 
 
+def _unstorable(text: str) -> bool:
+    """JSON can carry a NUL (\\u0000) or a lone surrogate (\\ud800); no database column stores them."""
+    return "\x00" in text or any("\ud800" <= char <= "\udfff" for char in text)
+
+
+def _string_list(value) -> bool:
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
+
+
+def _whitespace_or_control(text: str) -> bool:
+    return any(char.isspace() or unicodedata.category(char) == "Cc" for char in text)
+
+
 def redirect_uri_problem(uri) -> str | None:
-    """Why this redirect URI cannot be registered, or ``None``."""
+    """Why this redirect URI cannot be registered, or ``None``.
+
+    The toolkit stores a client's redirect URIs space-joined and splits them
+    when it checks one, so a URI holding whitespace would smuggle in a second,
+    unchecked one: whitespace and control characters are refused outright.
+    """
     if not isinstance(uri, str) or not uri:
         return "Each redirect URI must be a non-empty string."
     if len(uri) > MAX_REDIRECT_URI_LENGTH:
         return f"Redirect URIs are limited to {MAX_REDIRECT_URI_LENGTH} characters."
-    parts = urlsplit(uri)
+    if _whitespace_or_control(uri) or _unstorable(uri):
+        return "Redirect URIs must not contain whitespace, control characters or lone surrogates."
     if "#" in uri:
         return "Redirect URIs must not have a fragment."
-    if "@" in parts.netloc:
-        return "Redirect URIs must not carry credentials."
     try:
+        parts = urlsplit(uri)  # an unbalanced "[" or "]" raises here
         host = parts.hostname
         parts.port  # noqa: B018 - a malformed port raises here
     except ValueError:
         return "Redirect URIs must be valid absolute URLs."
+    if "@" in parts.netloc:
+        return "Redirect URIs must not carry credentials."
     if parts.scheme == "https" and host:
         return None
     if parts.scheme == "http" and host in LOOPBACK_HOSTS:
@@ -76,7 +97,7 @@ def assistant_metadata(data) -> dict:
         )
     grant_types = data.setdefault("grant_types", list(GRANT_TYPES))
     if (
-        not isinstance(grant_types, list)
+        not _string_list(grant_types)
         or "authorization_code" not in grant_types
         or not set(grant_types) <= set(GRANT_TYPES)
     ):
@@ -84,12 +105,16 @@ def assistant_metadata(data) -> dict:
             "invalid_client_metadata", "grant_types must be authorization_code, optionally with refresh_token."
         )
     response_types = data.get("response_types", list(RESPONSE_TYPES))
-    if not isinstance(response_types, list) or not set(response_types) <= set(RESPONSE_TYPES) or not response_types:
+    if not _string_list(response_types) or not set(response_types) <= set(RESPONSE_TYPES) or not response_types:
         raise MetadataRefused("invalid_client_metadata", 'response_types must be ["code"].')
     name = data.get("client_name", "")
     if not isinstance(name, str) or len(name) > MAX_CLIENT_NAME_LENGTH:
         raise MetadataRefused(
             "invalid_client_metadata", f"client_name must be a string of at most {MAX_CLIENT_NAME_LENGTH} characters."
+        )
+    if _unstorable(name):
+        raise MetadataRefused(
+            "invalid_client_metadata", "client_name must not contain NUL characters or lone surrogates."
         )
     redirect_uris = data.get("redirect_uris")
     if not isinstance(redirect_uris, list) or not redirect_uris or len(redirect_uris) > MAX_REDIRECT_URIS:
@@ -107,7 +132,7 @@ def _apply_rules(request) -> JsonResponse | None:
     """Check the JSON body and hand the toolkit the normalised metadata (or the refusal)."""
     try:
         data = json.loads(request.body)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):  # RecursionError: arrays nested too deep
         return MetadataRefused("invalid_client_metadata", "Request body must be valid JSON.").response()
     try:
         metadata = assistant_metadata(data)
@@ -149,6 +174,11 @@ class RegistrationManagementView(DynamicClientRegistrationManagementView):
     """RFC 7592 client configuration endpoint; an update obeys the same rules as registration."""
 
     def put(self, request, client_id, *args, **kwargs):
+        # RFC 7592 §2.2: only the holder of the registration access token may update; a caller without
+        # it is refused (401) before its metadata is looked at. The toolkit's put() checks the token again.
+        auth = self._authenticate_registration_request(request, client_id)
+        if isinstance(auth, HttpResponse):
+            return auth
         refused = _apply_rules(request)
         if refused is not None:
             return refused

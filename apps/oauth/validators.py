@@ -7,6 +7,7 @@ expiry is testable without sleeping and agrees with the ``/mcp`` bearer check.
 from __future__ import annotations
 
 import hashlib
+import re
 import uuid
 from datetime import timedelta
 
@@ -33,6 +34,17 @@ ASSISTANT_GRANT_TYPES = ("authorization_code", "refresh_token")
 # (bearer.py).
 SERVICE_GRANT_TYPES = ("client_credentials",)
 PKCE_METHOD = "S256"
+# RFC 7636 §4.1, §4.2: BASE64URL text, 43 to 128 unreserved characters; DOT's code_challenge column holds 128.
+PKCE_CHALLENGE = re.compile(r"[A-Za-z0-9\-._~]{43,128}")
+
+
+def pkce_problem(method, challenge) -> str | None:
+    """Why this PKCE method and challenge cannot be used (SPEC A-1), or ``None``."""
+    if method != PKCE_METHOD or not challenge:
+        return "PKCE with code_challenge_method S256 is required."
+    if not isinstance(challenge, str) or not PKCE_CHALLENGE.fullmatch(challenge):
+        return "code_challenge must be 43 to 128 characters of A-Z, a-z, 0-9, '-', '.', '_' and '~' (RFC 7636)."
+    return None
 
 
 class _Replayed(Exception):
@@ -60,6 +72,13 @@ class AssistantOAuth2Validator(OAuth2Validator):
     Besides that, only the client credentials grant, for confidential clients
     (internal agents); never password, implicit or device code.
     """
+
+    def _load_application(self, client_id, request):
+        # No client_id holds a NUL. The toolkit expects the database driver to refuse one with a ValueError;
+        # psycopg 3 sends the query and PostgreSQL answers DataError (a 500), so it is never asked.
+        if isinstance(client_id, str) and "\x00" in client_id:
+            return None
+        return super()._load_application(client_id, request)
 
     # --- SPEC A-1: grants and response types -------------------------------------
 
@@ -102,10 +121,9 @@ class AssistantOAuth2Validator(OAuth2Validator):
         The consent view checks both before it shows the page; this is the
         backstop for anything that reaches code creation another way.
         """
-        if request.code_challenge_method != PKCE_METHOD or not request.code_challenge:
-            raise errors.InvalidRequestError(
-                description="PKCE with code_challenge_method S256 is required.", request=request
-            )
+        problem = pkce_problem(request.code_challenge_method, request.code_challenge)
+        if problem is not None:
+            raise errors.InvalidRequestError(description=problem, request=request)
         error = resource_error(_as_list(getattr(request, "resource", None)), required=True, request=request)
         if error is not None:
             raise error

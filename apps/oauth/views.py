@@ -22,7 +22,7 @@ from apps.memory.models import Category
 from apps.oauth.forms import ConsentForm
 from apps.oauth.offers import Offer, OfferInvalid
 from apps.oauth.resource import resource_error
-from apps.oauth.validators import PKCE_METHOD
+from apps.oauth.validators import pkce_problem
 
 # Never in a URL, never in an error report (SPEC A-4).
 SECRET_PARAMETERS = ("code", "code_verifier", "refresh_token", "access_token", "token", "client_secret", "password")
@@ -116,14 +116,16 @@ class ConsentView(dot_views.AuthorizationView):
 
     @staticmethod
     def _request_problem(request, credentials):
-        """Refuse before showing the page: the resource must be /mcp, PKCE must be S256 (SPEC A-1, A-6)."""
+        """Refuse before showing the page: the resource must be /mcp, PKCE S256 with a well-formed challenge.
+
+        SPEC A-1, A-6; RFC 7636 §4.2 for the challenge's form.
+        """
         state = credentials.get("state")
         if "none" in request.GET.get("prompt", "").split():
             return errors.ConsentRequired(state=state)
-        if credentials.get("code_challenge_method") != PKCE_METHOD:
-            return errors.InvalidRequestError(
-                description="PKCE with code_challenge_method S256 is required.", state=state
-            )
+        problem = pkce_problem(credentials.get("code_challenge_method"), credentials.get("code_challenge"))
+        if problem is not None:
+            return errors.InvalidRequestError(description=problem, state=state)
         return resource_error(request.GET.getlist("resource"), required=True, state=state)
 
     def _page(self, form, application, status=200):

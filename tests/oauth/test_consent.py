@@ -235,7 +235,9 @@ def test_anonymous_post_redirected_to_login(assistant, browser):
 
 
 # A request from an unknown client or to an unregistered redirect URI is shown as an error, never redirected.
-@pytest.mark.parametrize("params", [{"client_id": "nobody"}, {"redirect_uri": "https://evil.example/cb"}])
+# RFC 6749 §4.1.2.1: so is a client_id with a NUL, which names no client (and PostgreSQL cannot be asked about).
+@pytest.mark.parametrize("params", [{"client_id": "nobody"}, {"client_id": "no\x00body"},
+                                    {"redirect_uri": "https://evil.example/cb"}])
 def test_fatal_errors_are_shown_not_redirected(assistant, browser, params):
     flow = oauth_flow.registered(assistant)
     _, challenge = oauth_flow.pkce_pair()

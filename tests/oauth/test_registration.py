@@ -102,8 +102,15 @@ def test_redirect_uris_required(assistant):
         assert response.json()["error"] == "invalid_redirect_uri"
 
 
-def test_not_json(assistant):
-    response = assistant.post("/oauth/register/", data="client_name=x", content_type="application/json")
+# RFC 7591 §3.2.2: a body that is not JSON, or nested too deep for the parser, is invalid_client_metadata.
+@pytest.mark.parametrize("body", ["client_name=x", "[" * 100_000 + "]" * 100_000], ids=["form", "deeply-nested"])
+def test_not_json(assistant, body):
+    response = assistant.post("/oauth/register/", data=body, content_type="application/json")
+    assert response.status_code == 400
+    assert response.json()["error"] == "invalid_client_metadata"
+    data = oauth_flow.register(assistant).json()
+    response = assistant.put(f"/oauth/register/{data['client_id']}/", data=body, content_type="application/json",
+                             HTTP_AUTHORIZATION="Bearer " + data["registration_access_token"])
     assert response.status_code == 400
     assert response.json()["error"] == "invalid_client_metadata"
 
@@ -164,3 +171,80 @@ def test_management_update_obeys_rules(assistant):
     assert response.status_code == 200, response.content
     app = Application.objects.get()
     assert app.redirect_uris == "https://assistant.example/cb" and app.client_type == "public"
+
+
+# SPEC A-6: the toolkit keeps redirect URIs space-joined and splits them when it checks one, so a URI holding
+# whitespace would register an unchecked second URI; whitespace and control characters are refused outright.
+@pytest.mark.parametrize(
+    "uri",
+    [
+        "https://ok.example/cb http://evil.example/cb",
+        "https://ok.example/cb\nhttp://evil.example/cb",
+        "https://ok.example/cb\thttp://evil.example/cb",
+        "https://ok.example/cb\u00a0http://evil.example/cb",
+        "https://ok.example/c b",
+        "https://ok.example/cb\x00",
+        "https://ok.example/cb\x7f",
+        "https://ok.example/cb\ud800",
+    ],
+    ids=["space", "newline", "tab", "nbsp", "inner-space", "nul", "del", "lone-surrogate"],
+)
+def test_redirect_uri_with_whitespace_or_control_characters_refused(assistant, uri):
+    response = oauth_flow.register(assistant, redirect_uris=[uri])
+    assert response.status_code == 400, response.content
+    assert response.json()["error"] == "invalid_redirect_uri"
+    assert not Application.objects.exists()
+
+
+# RFC 7591 §3.2.2: malformed metadata is an invalid_client_metadata / invalid_redirect_uri error, never a 500.
+MALFORMED = [
+    ({"redirect_uris": ["http://[::1/cb"]}, "invalid_redirect_uri"),
+    ({"redirect_uris": ["https://::1]/cb"]}, "invalid_redirect_uri"),
+    ({"response_types": [[1]]}, "invalid_client_metadata"),
+    ({"response_types": [{}]}, "invalid_client_metadata"),
+    ({"grant_types": ["authorization_code", {}]}, "invalid_client_metadata"),
+    ({"grant_types": ["authorization_code", ["refresh_token"]]}, "invalid_client_metadata"),
+    ({"client_name": "\ud800"}, "invalid_client_metadata"),
+    ({"client_name": "a\x00b"}, "invalid_client_metadata"),
+    ({"client_name": ["x"]}, "invalid_client_metadata"),
+]
+MALFORMED_IDS = ["ipv6-bracket", "ipv6-unopened", "response-type-list", "response-type-object", "grant-type-object",
+                 "grant-type-list", "name-surrogate", "name-nul", "name-list"]
+
+
+@pytest.mark.parametrize("overrides, error", MALFORMED, ids=MALFORMED_IDS)
+def test_malformed_metadata_refused(assistant, overrides, error):
+    response = oauth_flow.register(assistant, **overrides)
+    assert response.status_code == 400, response.content
+    assert response.json()["error"] == error
+    assert not Application.objects.exists()
+
+
+@pytest.mark.parametrize("overrides, error", MALFORMED, ids=MALFORMED_IDS)
+def test_management_update_refuses_malformed_metadata(assistant, overrides, error):
+    data = oauth_flow.register(assistant).json()
+    auth = {"HTTP_AUTHORIZATION": "Bearer " + data["registration_access_token"]}
+    url = f"/oauth/register/{data['client_id']}/"
+    body = {"client_name": "Renamed", "redirect_uris": ["https://assistant.example/cb"], **overrides}
+    response = assistant.put(url, data=json.dumps(body), content_type="application/json", **auth)
+    assert response.status_code == 400, response.content
+    assert response.json()["error"] == error
+    app = Application.objects.get()
+    assert app.name == "Helpful Assistant" and app.redirect_uris == oauth_flow.REDIRECT_URI
+
+
+# RFC 7592 §2.2, §3: an update without a valid registration access token is refused as such (401) before
+# its metadata is looked at, so the endpoint tells an unauthenticated caller nothing about its rules.
+@pytest.mark.parametrize("token", [None, "not-the-token"], ids=["no-token", "wrong-token"])
+@pytest.mark.parametrize("overrides", [{"redirect_uris": ["http://[::1/cb"]}, {"response_types": [[1]]},
+                                       {"redirect_uris": ["http://evil.example/cb"]}], ids=["500", "500b", "400"])
+def test_management_update_authenticates_first(assistant, token, overrides):
+    data = oauth_flow.register(assistant).json()
+    auth = {"HTTP_AUTHORIZATION": "Bearer " + token} if token else {}
+    body = {"client_name": "Renamed", "redirect_uris": ["https://assistant.example/cb"], **overrides}
+    response = assistant.put(f"/oauth/register/{data['client_id']}/", data=json.dumps(body),
+                             content_type="application/json", **auth)
+    assert response.status_code == 401, response.content
+    assert response.json()["error"] == "invalid_token"
+    assert response["WWW-Authenticate"].startswith("Bearer")
+    assert Application.objects.get().name == "Helpful Assistant"

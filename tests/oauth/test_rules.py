@@ -1,5 +1,6 @@
 """Requests the authorization server refuses: wrong resource, weak PKCE, other grants, tokens in URLs."""
 
+import dataclasses
 from urllib.parse import urlencode
 
 import pytest
@@ -10,6 +11,7 @@ from apps.agents.services import policy_create
 from apps.consent.models import Connection
 from apps.oauth.bearer import authenticate_bearer
 from apps.oauth.models import HashedGrant, TokenFamily
+from apps.oauth.offers import Offer
 from tests.oauth import flow as oauth_flow
 
 pytestmark = pytest.mark.django_db
@@ -85,13 +87,45 @@ def test_refresh_resource(assistant, connected):
         ({"code_challenge_method": "plain"}, "invalid_request"),
         ({"code_challenge_method": None}, "invalid_request"),  # defaults to plain
         ({"code_challenge": None, "code_challenge_method": None}, "invalid_request"),
+        # RFC 7636 §4.1, §4.2: an S256 challenge is BASE64URL text, 43 to 128 characters of [A-Za-z0-9-._~].
+        ({"code_challenge": "a" * 5000}, "invalid_request"),
+        ({"code_challenge": "a" * 129}, "invalid_request"),
+        ({"code_challenge": "a" * 42}, "invalid_request"),
+        ({"code_challenge": "a" * 42 + "\x00"}, "invalid_request"),
+        ({"code_challenge": "a" * 42 + "="}, "invalid_request"),
+        ({"code_challenge": "a" * 40 + "+/ b"}, "invalid_request"),
+        ({"code_challenge": "a" * 42 + "\u00e9"}, "invalid_request"),
     ],
-    ids=["plain", "method-missing", "no-pkce"],
+    ids=["plain", "method-missing", "no-pkce", "challenge-5000", "challenge-129", "challenge-42", "challenge-nul",
+         "challenge-padding", "challenge-base64", "challenge-non-ascii"],
 )
 def test_authorize_refuses_weak_or_missing_pkce(assistant, browser, params, error):
     flow = oauth_flow.registered(assistant)
     assert_error_redirect(authorize(browser, flow, **params), error)
     assert_nothing_issued()
+
+
+# SPEC A-1, RFC 7636 §4.2: the challenge rule holds where the code is created too, whatever reached it.
+@pytest.mark.parametrize("challenge", ["a" * 5000, "a" * 42 + "\x00"], ids=["too-long", "nul"])
+def test_code_creation_refuses_malformed_challenge(assistant, browser, user, challenge):
+    flow = oauth_flow.registered(assistant)
+    page = authorize(browser, flow)
+    assert page.status_code == 200, page.content
+    form = oauth_flow.read_form(page.content.decode())
+    offer = Offer.unsign(dict(form.fields)["offer"], user=user)
+    forged = dataclasses.replace(offer, code_challenge=challenge).sign(user=user)
+    fields = [(k, forged if k == "offer" else v) for k, v in form.fields] + [("allow", "1")]
+    response = browser.post(form.action, data=urlencode(fields), content_type="application/x-www-form-urlencoded")
+    assert_error_redirect(response, "invalid_request")
+    assert_nothing_issued()
+
+
+# RFC 6749 §5.2: a client_id no client can have (a NUL) is invalid_client at the token endpoint, not a 500.
+def test_token_refuses_unstorable_client_id(assistant, approved):
+    response = oauth_flow.exchange(assistant, approved, client_id="no\x00body")
+    assert response.status_code == 401, response.content
+    assert response.json()["error"] == "invalid_client"
+    assert not TokenFamily.objects.exists()
 
 
 # SPEC A-1: the code is exchanged only with the matching verifier.
