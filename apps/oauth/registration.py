@@ -16,6 +16,7 @@ from django.conf import settings
 from django.http import HttpResponse, JsonResponse
 from oauth2_provider.views import DynamicClientRegistrationManagementView, DynamicClientRegistrationView
 
+from apps.common.text import unstorable_text_reason
 from apps.oauth.throttle import client_ip, throttle_hit
 
 PUBLIC_AUTH_METHOD = "none"
@@ -37,11 +38,6 @@ class MetadataRefused(Exception):
         return JsonResponse({"error": self.error, "error_description": self.description}, status=400)
 
 
-def _unstorable(text: str) -> bool:
-    """JSON can carry a NUL (\\u0000) or a lone surrogate (\\ud800); no database column stores them."""
-    return "\x00" in text or any("\ud800" <= char <= "\udfff" for char in text)
-
-
 def _string_list(value) -> bool:
     return isinstance(value, list) and all(isinstance(item, str) for item in value)
 
@@ -61,7 +57,7 @@ def redirect_uri_problem(uri) -> str | None:
         return "Each redirect URI must be a non-empty string."
     if len(uri) > MAX_REDIRECT_URI_LENGTH:
         return f"Redirect URIs are limited to {MAX_REDIRECT_URI_LENGTH} characters."
-    if _whitespace_or_control(uri) or _unstorable(uri):
+    if _whitespace_or_control(uri) or unstorable_text_reason(uri) is not None:
         return "Redirect URIs must not contain whitespace, control characters or lone surrogates."
     if "#" in uri:
         return "Redirect URIs must not have a fragment."
@@ -112,7 +108,7 @@ def assistant_metadata(data) -> dict:
         raise MetadataRefused(
             "invalid_client_metadata", f"client_name must be a string of at most {MAX_CLIENT_NAME_LENGTH} characters."
         )
-    if _unstorable(name):
+    if unstorable_text_reason(name) is not None:
         raise MetadataRefused(
             "invalid_client_metadata", "client_name must not contain NUL characters or lone surrogates."
         )
