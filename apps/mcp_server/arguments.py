@@ -27,28 +27,28 @@ def _validator(schema: dict[str, Any]) -> Draft202012Validator:
     return validator
 
 
-def validate_arguments(schema: dict[str, Any], arguments: dict[str, Any]) -> dict[str, Any]:
-    """``arguments`` as the tool takes them; ``ToolError(invalid_argument)`` unless they satisfy ``schema``.
+def integral_numbers(value: Any) -> Any:
+    """``value`` with every number without a fraction as the integer it is.
 
-    JSON Schema counts a number without a fraction (``2.0``) as an integer, so
-    one is accepted where an integer is, and handed on as that integer: every
-    number a tool takes is an integer.
+    JSON Schema counts ``2.0`` as an integer, so it is accepted where an
+    integer is; every number a tool takes is an integer, so the call means
+    the same as with ``2`` — and counts as the same call (SPEC M-9).
     """
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {key: integral_numbers(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [integral_numbers(item) for item in value]
+    return value
+
+
+def validate_arguments(schema: dict[str, Any], arguments: dict[str, Any]) -> None:
+    """Raise ``ToolError(invalid_argument)`` unless ``arguments`` satisfy ``schema``."""
     error = best_match(_validator(schema).iter_errors(arguments))
     if error is not None:
         raise ToolError(INVALID_ARGUMENT, describe(error))
     _refuse_unstorable_text(arguments, "")
-    return _integers(arguments)
-
-
-def _integers(value: Any) -> Any:
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, dict):
-        return {key: _integers(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_integers(item) for item in value]
-    return value
 
 
 def _refuse_unstorable_text(value: Any, path: str) -> None:

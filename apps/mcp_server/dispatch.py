@@ -24,7 +24,7 @@ from apps.consent.services import access_event_record, connection_touch
 from apps.consent.services.connections import LAST_USED_RESOLUTION
 from apps.mcp_server import catalog, handlers
 from apps.mcp_server.admission import Deferred
-from apps.mcp_server.arguments import validate_arguments
+from apps.mcp_server.arguments import integral_numbers, validate_arguments
 from apps.mcp_server.catalog import ToolSpec
 from apps.mcp_server.errors import REPEATED_FAILURE, UNAVAILABLE, NotAdmitted, ToolError
 from apps.mcp_server.guard import FAILURE_LIMIT, FailureGuard
@@ -38,6 +38,7 @@ _UNAVAILABLE_MESSAGE = "the memory service could not answer just now; try again 
 
 def call_tool(*, caller: BearerGrant | Deferred, spec: ToolSpec, arguments: dict[str, Any]) -> dict[str, Any]:
     """The structured content of a successful call; raises ``ToolError`` or ``NotAdmitted`` otherwise."""
+    arguments = integral_numbers(arguments)
     grant = _admitted(caller, lambda scopes: spec.scopes.missing(scopes, arguments))
     guard = FailureGuard()
     key = guard.key(connection_id=grant.connection.pk, tool=spec.name, arguments=arguments)
@@ -49,7 +50,8 @@ def call_tool(*, caller: BearerGrant | Deferred, spec: ToolSpec, arguments: dict
             "change the arguments (for example re-read get_user_context) instead of retrying",
         )
     try:
-        answer = _run(spec.handler, grant, validate_arguments(spec.input_schema, arguments))
+        validate_arguments(spec.input_schema, arguments)
+        answer = _run(spec.handler, grant, arguments)
     except ToolError as error:
         # A server-side outage is not the assistant's failure: it does not count (docs/mcp.md).
         if error.code != UNAVAILABLE:

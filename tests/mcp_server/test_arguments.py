@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from apps.mcp_server import schemas
-from apps.mcp_server.arguments import validate_arguments
+from apps.mcp_server.arguments import integral_numbers, validate_arguments
 from apps.mcp_server.errors import ToolError
 
 VERSION = "a" * 64
@@ -40,7 +40,9 @@ def test_valid_arguments_pass():
 
 # SPEC M-8: JSON Schema counts 2.0 as an integer; the tool gets the integer 2, not a float it cannot slice by.
 def test_a_number_without_a_fraction_is_taken_as_the_integer():
-    taken = validate_arguments(schemas.PAGE_ARGUMENTS, {"offset": 2.0, "version": VERSION})
-    assert taken == {"offset": 2, "version": VERSION} and type(taken["offset"]) is int
+    taken = integral_numbers({"offset": 2.0, "filters": {"n": [1.0, 1.5]}, "version": VERSION})
+    assert taken == {"offset": 2, "filters": {"n": [1, 1.5]}, "version": VERSION}
+    assert type(taken["offset"]) is int and type(taken["filters"]["n"][0]) is int
+    validate_arguments(schemas.PAGE_ARGUMENTS, integral_numbers({"offset": 2.0, "version": VERSION}))
     with pytest.raises(ToolError):
-        validate_arguments(schemas.PAGE_ARGUMENTS, {"offset": 2.5, "version": VERSION})
+        validate_arguments(schemas.PAGE_ARGUMENTS, integral_numbers({"offset": 2.5, "version": VERSION}))

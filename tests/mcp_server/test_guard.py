@@ -51,9 +51,9 @@ def test_fourth_identical_failure_is_not_executed(shared_profile, spy):
     assert refused["code"] == "repeated_failure"
     assert "read_user_context_page" in refused["message"]
     assert len(runs) == 3
-    # Key order does not make arguments different (canonicalized).
-    body = call("read_user_context_page", {"version": STALE, "offset": 0})
-    assert tool_result(post(body, token))["code"] == "repeated_failure"
+    # Key order does not make arguments different (canonicalized), nor does 0.0 for 0 (the same integer).
+    for arguments in ({"version": STALE, "offset": 0}, {"offset": 0.0, "version": STALE}):
+        assert tool_result(post(call("read_user_context_page", arguments), token))["code"] == "repeated_failure"
     assert len(runs) == 3
 
 

@@ -13,14 +13,15 @@ class Command(BaseCommand):
         parser.add_argument("--username", required=True)
         parser.add_argument("--password", required=True)
         parser.add_argument("--facts", type=int, default=60, help="number of active facts (default 60)")
-        parser.add_argument("--force", action="store_true", help="run even when DEBUG is off")
 
-    def handle(self, *, username, password, facts, force, **options):
-        if not settings.DEBUG and not force:
-            # A demo account with a known password has no place on a real deployment.
-            raise CommandError("DEBUG is off: refusing to create a demo account. Pass --force if you mean it.")
+    def handle(self, *, username, password, facts, **options):
         if facts < 0:
             raise CommandError("--facts must be 0 or more.")
+        if not settings.DEBUG:
+            # SPEC I-2: automation relies on this command as it is, so it runs; a demo account with a known
+            # password has no place on a real deployment, so it says so.
+            self.stderr.write(f"DEBUG is off: the account {username!r} gets the password given on the command line; "
+                              "remove it before real people use this deployment.")
 
         def progress(done: int, total: int) -> None:
             if total >= 1000:
