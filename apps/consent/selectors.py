@@ -9,10 +9,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 
+from django.conf import settings
 from django.db import connections, router
 from django.db.models import F, QuerySet
 
-from apps.common import statements
+from apps.common import clock, statements
 from apps.common.memo import BoundedMemo
 from apps.consent.models import AccessEvent, Connection, FactShare
 from apps.memory.models import Category, Certainty, Fact, FactStatus
@@ -316,5 +317,18 @@ def connections_for(*, user) -> QuerySet[Connection]:
     return Connection.objects.filter(user=user).select_related("application").order_by("revoked_at", "-created_at")
 
 
+def access_retention_cutoff() -> datetime:
+    """Access events from before this moment are forgotten (SPEC J-1).
+
+    The daily prune deletes them; until it has run — and the local default
+    schedules none — every read leaves them out, so nothing depends on it (J-2).
+    """
+    return clock.now() - timedelta(days=settings.ACCESS_EVENT_RETENTION_DAYS)
+
+
+def retained_access_events() -> QuerySet[AccessEvent]:
+    return AccessEvent.objects.filter(created_at__gte=access_retention_cutoff())
+
+
 def access_history(*, connection: Connection, limit: int = 100) -> QuerySet[AccessEvent]:
-    return AccessEvent.objects.filter(connection=connection).order_by("-created_at", "-id")[:limit]
+    return retained_access_events().filter(connection=connection).order_by("-created_at", "-id")[:limit]

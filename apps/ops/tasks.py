@@ -1,25 +1,22 @@
 """Periodic tasks (SPEC J-1). Each only calls a service; the schedule is CELERY_BEAT_SCHEDULE.
 
-Every task is idempotent and safe to run twice at once (the services take a
-cluster-wide lock), and nothing depends on them having run (SPEC J-2).
+Every task is idempotent and safe to run twice at once (docs/deploy.md says
+how each is), and nothing depends on them having run (SPEC J-2).
 """
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 from celery import shared_task
-from django.conf import settings
 
-from apps.common import clock
 from apps.ops import services
 
 
 @shared_task(name="ops.access_events_prune")
 def access_events_prune() -> int:
     """Forget access events older than ACCESS_EVENT_RETENTION_DAYS."""
-    cutoff = clock.now() - timedelta(days=settings.ACCESS_EVENT_RETENTION_DAYS)
-    return services.access_events_prune(older_than=cutoff)
+    from apps.consent.selectors import access_retention_cutoff  # the consent app owns the rule
+
+    return services.access_events_prune(older_than=access_retention_cutoff())
 
 
 @shared_task(name="ops.oauth_tokens_purge")

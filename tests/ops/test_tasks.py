@@ -53,6 +53,21 @@ def test_prune_task_uses_the_configured_retention(user, frozen_clock, settings):
     assert list(AccessEvent.objects.values_list("pk", flat=True)) == [recent[0].pk]
 
 
+# SPEC J-2: retention holds before the prune has run: the person's history and download leave out what
+# is older than ACCESS_EVENT_RETENTION_DAYS (the local default schedules no prune at all).
+def test_events_past_retention_are_not_shown_before_the_prune(user, frozen_clock, settings):
+    from apps.consent.selectors import access_history
+    from apps.consent.services.export import export_for
+
+    settings.ACCESS_EVENT_RETENTION_DAYS = 30
+    connection = make_connection(user)
+    make_events(connection, ages_in_days=[31, 395], now=clock.now())
+    recent = make_events(connection, ages_in_days=[29], now=clock.now())
+    assert [event.pk for event in access_history(connection=connection)] == [recent[0].pk]
+    assert len(export_for(user=user)["assistants"][0]["access_history"]) == 1
+    assert AccessEvent.objects.count() == 3  # nothing deleted by reading
+
+
 # SPEC J-1: a run that finds another in progress (the lock held elsewhere) does nothing.
 @pytest.mark.postgres_only
 def test_prune_skips_while_another_run_holds_the_lock(user, django_db_blocker):

@@ -13,7 +13,8 @@ from urllib.parse import urlsplit
 from django.db.models import Prefetch
 
 from apps.common import clock
-from apps.consent.models import AccessEvent, Connection, FactShare, Proposal
+from apps.consent.models import Connection, FactShare, Proposal
+from apps.consent.selectors import retained_access_events
 from apps.memory.models import Fact
 
 FORMAT = "lifeos-memory-export"
@@ -76,7 +77,7 @@ def export_for(*, user) -> dict:
         .prefetch_related(
             Prefetch("shares", FactShare.objects.order_by("fact_id")),
             Prefetch("proposals", Proposal.objects.order_by("created_at", "id")),
-            Prefetch("access_events", AccessEvent.objects.order_by("created_at", "id")),
+            Prefetch("access_events", retained_access_events().order_by("created_at", "id")),
         )
         .order_by("created_at", "id")
     )
