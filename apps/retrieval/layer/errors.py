@@ -40,6 +40,7 @@ STATUS = {
     "not_found": 404,
     "body_missing": 503,  # SPEC R-12: a missing transcript object is an error, never an empty text
     "body_corrupt": 503,
+    "storage_unavailable": 503,  # the object store is unreachable: an outage, not a missing body
     "search_unavailable": 503,
 }
 

@@ -81,6 +81,23 @@ def test_a_missing_body_is_an_explicit_error(user):  # SPEC R-12
     assert call(meta, "read", ref=f"transcript:{transcript.pk}")["data"] == {"title": "lost"}
 
 
+def test_unreachable_storage_is_an_explicit_error(user, monkeypatch):  # SPEC R-12
+    transcript = services.transcript_create(owner=user, title="far", recorded_at=T0, segments=_segments(100_000))
+    first = call(access(user), "read", ref=f"transcript:{transcript.pk}")
+
+    def unreachable(*, path, **_):
+        raise storage.StorageUnavailable(f"object storage unreachable for {path}")
+
+    monkeypatch.setattr("apps.retrieval.layer.resources.transcript.body_size", unreachable)
+    monkeypatch.setattr(storage, "body_read", unreachable)
+    for cursor in (first["next_cursor"], None):  # a body already kept in memory, and one asked for afresh
+        if cursor is None:
+            Transcript.objects.filter(pk=transcript.pk).update(body_sha256="0" * 64)  # not the one kept
+        with pytest.raises(LayerError) as refused:
+            call(access(user), "read", ref=f"transcript:{transcript.pk}", **({"cursor": cursor} if cursor else {}))
+        assert refused.value.code == "storage_unavailable" and refused.value.http_status == 503
+
+
 def test_a_source_changed_between_pages_is_an_explicit_error(user):  # SPEC R-10
     transcript = services.transcript_create(owner=user, title="long", recorded_at=T0, segments=_segments(200_000))
     acc = access(user)

@@ -6,7 +6,7 @@ from collections import OrderedDict
 
 from apps.memory.models import Transcript
 from apps.memory.services.resources import transcript_segments
-from apps.memory.storage import TranscriptBodyCorrupt, TranscriptBodyMissing, body_size
+from apps.memory.storage import StorageUnavailable, TranscriptBodyCorrupt, TranscriptBodyMissing, body_size
 from apps.retrieval.layer.adapters import ModelAdapter
 from apps.retrieval.layer.declarations import ALL_FIELDS, Declaration, Field, Filter
 from apps.retrieval.layer.errors import LayerError
@@ -111,6 +111,9 @@ class TranscriptAdapter(ModelAdapter):
             raise LayerError("body_missing", f"the body of {ref} is missing from storage") from None
         except TranscriptBodyCorrupt:
             raise LayerError("body_corrupt", f"the body of {ref} does not match its digest") from None
+        except StorageUnavailable:
+            raise LayerError("storage_unavailable", f"object storage could not be reached for {ref}; "
+                             "try again in a moment") from None
 
     def source_version(self, transcript) -> str:
         # The body is part of the record: a replaced object is a changed source.
