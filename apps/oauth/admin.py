@@ -45,6 +45,7 @@ class ApplicationAdmin(admin.ModelAdmin):
     hashed; afterwards neither the secret nor its hash is shown.
     """
 
+    view_on_site = False  # the toolkit's client pages it would link to are not served here
     list_display = ("name", "client_id", "client_type", "authorization_grant_type", "registration_source", "created")
     list_filter = ("client_type", "authorization_grant_type", "registration_source")
     search_fields = ("name", "client_id")

@@ -169,6 +169,7 @@ def test_sharing_what_may_not_be_shared_is_refused(user, connection, world, kind
     assert response.status_code == 400
     assert snapshot() == before
     assert 'role="alert"' in response.content.decode()
+    assert f'name="next" value="/me/assistants/{connection.pk}/"' in response.content.decode()  # SPEC W-4
 
 
 @pytest.mark.parametrize("data", [

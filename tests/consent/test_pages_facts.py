@@ -91,6 +91,32 @@ def test_stale_edit_is_refused_with_both_versions(user):
     assert 'name="version" value="2"' in body  # saving again applies over the new version
 
 
+# SPEC W-2, W-4: a refused save says so at the top of the page, with a link to the form, and the language
+# switch there returns to the page itself — the action's own address answers only POST.
+@pytest.mark.parametrize("refusal", ["stale", "bad_shape", "add"])
+def test_a_refused_save_says_so_on_top_and_the_language_switch_returns_to_the_page(user, refusal):
+    fact = make_fact(user, value="Green tea")
+    client = client_for(user)
+    if refusal == "add":
+        response = client.post("/me/facts/add/", {"category": "preferences", "label": "", "value": "x"})
+        status, anchor, wording = 400, "#add", "The fact was not added"
+    else:
+        data = edit_data(fact, value="Black tea") if refusal == "stale" else edit_data(fact, label="")
+        if refusal == "stale":
+            fact_update(fact=fact, value="White tea")
+        response = client.post(f"/me/facts/{fact.pk}/edit/", data)
+        status, anchor = (409 if refusal == "stale" else 400), f"#fact-{fact.pk}"
+        wording = "the fact changed meanwhile" if refusal == "stale" else "Your edit was not saved: please correct"
+    assert response.status_code == status
+    body = response.content.decode()
+    banner = body.index('id="error"')
+    assert banner < body.index('id="add"') and wording in body[banner:banner + 400]
+    assert f'href="{anchor}"' in body[banner:banner + 400]
+    assert f'name="next" value="/me/facts/{anchor}"' in body
+    switched = client.post("/i18n/setlang/", {"language": "zh-hans", "next": f"/me/facts/{anchor}"}, follow=True)
+    assert switched.status_code == 200 and switched.redirect_chain[-1][0] == f"/me/facts/{anchor}"
+
+
 def test_edit_with_bad_shape_is_refused(user):
     fact = make_fact(user)
     response = client_for(user).post(f"/me/facts/{fact.pk}/edit/", edit_data(fact, label=""))

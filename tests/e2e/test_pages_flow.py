@@ -194,3 +194,37 @@ def test_pages_work_without_javascript(live_server, transactional_db, browser, a
     assert page.locator("html").get_attribute("lang") == "zh-hans"
     shot(page, artifacts, "nojs", "assistant-zh")
     context.close()
+
+
+def test_language_switch_from_the_keyboard_and_after_a_refused_save(live_server, transactional_db, browser,
+                                                                    artifacts):
+    """SPEC W-2, W-4: arrow keys move through the languages without leaving the page (WCAG 3.2.2), the button
+    switches; on a page a refused save re-rendered, switching keeps the person on a page that loads."""
+    data = world("keys")
+    context = browser.new_context(locale="en-US")
+    page = context.new_page()
+    page.set_default_timeout(15000)
+    page.goto(f"{live_server.url}/me/facts/")
+    log_in(page, data["user"].username, "/me/facts/")
+    tea = data["tea"]
+
+    page.locator(f'form[action="/me/facts/{tea.pk}/edit/"]').evaluate("form => form.closest('details').open = true")
+    page.fill(f"#fact{tea.pk}-value", "")
+    page.locator(f'form[action="/me/facts/{tea.pk}/edit/"] [name="value"]').evaluate("input => input.required = false")
+    submit(page, f"/me/facts/{tea.pk}/edit/")
+    assert page.locator("#error").is_visible()  # at the top, in view
+    assert page.evaluate("window.scrollY") == 0
+
+    page.focus("#language-select")
+    first = page.evaluate("document.querySelector('#language-select').selectedIndex === 0")
+    page.keyboard.press("ArrowDown" if first else "ArrowUp")
+    assert page.input_value("#language-select") == "zh-hans"  # the key chose the other language …
+    page.wait_for_timeout(700)
+    assert page.url.endswith(f"/me/facts/{tea.pk}/edit/") and page.locator("html").get_attribute("lang") == "en"
+    with page.expect_navigation() as navigation:
+        page.locator("form.language-form button[type=submit]").click()
+    assert navigation.value.status == 200
+    assert page.url.endswith(f"/me/facts/#fact-{tea.pk}")
+    assert page.locator("html").get_attribute("lang") == "zh-hans"
+    shot(page, artifacts, "keys", "facts-after-switch")
+    context.close()

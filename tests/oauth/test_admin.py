@@ -94,3 +94,20 @@ def test_admin_lists_filter_and_search(assistant, browser, connected, admin_clie
         assert "alice" in page.content.decode(), url
     page = admin_client.get("/admin/consent/connection/?status=revoked")
     assert "Helpful Assistant" not in page.content.decode().split("result_list")[-1]
+
+
+# SPEC AD-1: no admin page answers 500. "View on site" would reverse a toolkit page this product does not
+# serve, so models whose site address does not resolve offer no such link.
+def test_view_on_site_is_offered_only_where_it_resolves(assistant, browser, connected, admin_client):
+    from django.contrib import admin
+    from django.contrib.contenttypes.models import ContentType
+
+    for model, model_admin in admin.site._registry.items():
+        instance = model._default_manager.first()
+        if instance is None or not hasattr(instance, "get_absolute_url"):
+            continue
+        content_type = ContentType.objects.get_for_model(model)
+        response = admin_client.get(f"/admin/r/{content_type.pk}/{instance.pk}/")
+        assert response.status_code in (302, 404), (model, response.status_code)
+        change = admin_client.get(f"/admin/{model._meta.app_label}/{model._meta.model_name}/{instance.pk}/change/")
+        assert ('class="viewsitelink"' in change.content.decode()) == (response.status_code == 302), model

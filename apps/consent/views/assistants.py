@@ -39,7 +39,7 @@ class ConnectionPageMixin(MePage):
                 item.form = failed_form if item.proposal.pk == failed_pk else ProposalEditForm.for_proposal(
                     item.proposal, initial_share=item.target_shared)
         page.update(error=error, failed_proposal=failed_pk)
-        return self.render_page(TEMPLATE, page, status=status)
+        return self.render_page(TEMPLATE, page, status=status, page_path=reverse("consent:assistant", args=[pk]))
 
 
 class AssistantView(ConnectionPageMixin):

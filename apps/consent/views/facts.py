@@ -30,7 +30,8 @@ class FactsPageMixin(MePage):
             row.form = edit_form if row.fact.pk == edit_for else FactEditForm.for_fact(row.fact)
         context = {"page": page, "add_form": add_form or FactAddForm(auto_id="add-%s"),
                    "edit_for": edit_for, "conflict": conflict}
-        return self.render_page(TEMPLATE, context, status=status)
+        anchor = f"#fact-{edit_for}" if edit_for else "#add" if add_form is not None else ""
+        return self.render_page(TEMPLATE, context, status=status, page_path=reverse("consent:facts") + anchor)
 
 
 class FactsView(FactsPageMixin):

@@ -35,10 +35,14 @@ class MePage(LoginRequiredMixin, View):
 
     nav = ""  # which header link is the current page
 
-    def render_page(self, template: str, context: dict, status: int = 200):
+    def render_page(self, template: str, context: dict, status: int = 200, *, page_path: str | None = None):
+        """``page_path``: the page's own address, for a page an action re-renders after a refusal.
+
+        The language switch returns there: the action's address answers only POST.
+        """
         status_row = service_status()
         notice = status_row if status_row.state != ServiceStatus.State.OPEN else None
-        context = {**context, "service_notice": notice, "nav": self.nav}
+        context = {**context, "service_notice": notice, "nav": self.nav, "page_path": page_path}
         return render(self.request, template, context, status=status)
 
 
