@@ -171,10 +171,14 @@ def search(access: Access, request: SearchRequest) -> dict:
         v, instance = by_type[hit.resource_type], loaded.get((hit.resource_type, hit.record_id))
         if instance is None or not v.resource.adapter.is_current(instance):
             continue  # SPEC R-6: gone, deleted or no longer current since it was indexed
+        # Status and recency rank only where the caller may read them: the order of hits must not tell
+        # what their fields do not (SPEC R-5).
+        adapter = v.resource.adapter
         candidate = Candidate(
             ref=f"{v.type}:{instance.pk}", resource_type=v.type, record_id=instance.pk, lexical=hit.score,
-            status_boost=v.resource.adapter.status_boost(instance),
-            changed_at=v.resource.adapter.recency(instance), type_weight=v.resource.declaration.rank_weight,
+            status_boost=adapter.status_boost(instance) if "/status" in v.leaves else 0.0,
+            changed_at=adapter.recency(instance) if "/updated_at" in v.leaves else None,
+            type_weight=v.resource.declaration.rank_weight,
         )
         candidates.append(candidate)
         instances[candidate.ref] = (v, instance)

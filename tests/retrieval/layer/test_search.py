@@ -97,6 +97,21 @@ def test_ranking_lifts_open_todos_and_recent_records(user, frozen_clock):  # SPE
     assert scores == sorted(scores, reverse=True)
 
 
+# SPEC: what the caller may not read does not reach it through the ranking either. With only the
+# title granted, todos that differ only in status (and, here, in when they changed) score alike — their order
+# would otherwise tell which are done.
+def test_ranking_uses_only_fields_the_caller_may_read(user, frozen_clock):
+    for status in ("open", "done", "cancelled"):
+        services.todo_create(owner=user, title="Quokka vaccination", status=status)
+        frozen_clock.advance(timedelta(days=40))
+    titles = access(user, {"todo": {"operations": OPS, "fields": ["/title"]}})
+    hits = call(titles, "search", query="quokka")["hits"]
+    assert len(hits) == 3 and len({hit["score"] for hit in hits}) == 1
+    assert all(set(hit) == {"ref", "type", "score", "title", "snippet"} for hit in hits)
+    everything = access(user)
+    assert len({hit["score"] for hit in call(everything, "search", query="quokka")["hits"]}) == 3
+
+
 def test_results_are_cut_to_top_k_and_the_byte_budget(user):  # SPEC R-8
     for i in range(30):
         services.voice_memo_create(owner=user, title=f"Lighthouse {i} " + "灯塔" * 90, text="lighthouse " * 500,
