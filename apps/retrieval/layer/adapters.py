@@ -12,7 +12,8 @@ import hashlib
 from datetime import datetime
 
 from django.db import models, router
-from django.db.models import prefetch_related_objects
+from django.db.models import Prefetch, prefetch_related_objects
+from django.db.models.constants import LOOKUP_SEP
 
 from apps.common import statements
 from apps.retrieval.layer import pointers, values
@@ -147,7 +148,24 @@ class ModelAdapter(Adapter):
         return doc
 
     def source_version(self, instance) -> str:
-        stamp = f"{instance.pk}|{instance.updated_at.isoformat()}|{getattr(instance, 'deleted_at', None)}"
+        """The row's stamp and, for each relation ``document`` reads, the stamps of its rows (SPEC R-10).
+
+        ``document`` reads the row and the relations named in ``select_related``
+        and ``prefetch_related`` (an episode's transcript, event and todos, a
+        todo's or a digest's episodes). Deleting, changing, linking or unlinking
+        one of those rows never touches this row's ``updated_at``, so each
+        linked row's pk, ``updated_at`` and ``deleted_at`` are part of the
+        version — of the rows ``load`` already fetched for ``document``: no
+        statement of its own, and the version and the page always describe the
+        same rows.
+        """
+        stamp = _stamp(instance)
+        lookups = (*self.select_related, *self.prefetch_related)
+        if lookups:  # SPEC R-10: a source changed through its links is a changed source
+            stamp += "".join(
+                f"|{lookup}:" + ",".join(_stamp(row) for row in sorted(_linked(instance, lookup), key=_pk))
+                for lookup in lookups
+            )
         return hashlib.sha256(stamp.encode()).hexdigest()[:32]
 
     def recency(self, instance) -> datetime:
@@ -155,6 +173,36 @@ class ModelAdapter(Adapter):
 
     def order_field(self, path: str) -> str:
         return pointers.split(path)[0]
+
+
+def _stamp(row) -> str:
+    return f"{row.pk}|{row.updated_at.isoformat()}|{getattr(row, 'deleted_at', None)}"
+
+
+def _pk(row):
+    return row.pk
+
+
+def _linked(instance, lookup) -> list:
+    """The rows ``lookup`` (a ``select_related``/``prefetch_related`` entry) reaches from ``instance``.
+
+    Read from what the queryset or ``prefetch_related_objects`` already loaded;
+    a relation that is empty (a ``NULL`` foreign key) reaches no row.
+    """
+    path = lookup.prefetch_to if isinstance(lookup, Prefetch) else lookup
+    rows = [instance]
+    for name in path.split(LOOKUP_SEP):
+        reached = []
+        for row in rows:
+            value = getattr(row, name)
+            if isinstance(value, models.Manager):
+                reached.extend(value.all())
+            elif isinstance(value, (list, tuple)):  # a ``Prefetch(to_attr=…)``
+                reached.extend(value)
+            elif value is not None:
+                reached.append(value)
+        rows = reached
+    return rows
 
 
 def ref_of(resource_type: str, record_id) -> str:
