@@ -28,6 +28,9 @@ from apps.retrieval.layer.declarations import Declaration
 
 PAGE_BYTES = 65_536  # SPEC R-9
 PREVIEW_CHARS = 280  # a ``text`` field in a list item
+PREVIEW_ITEMS = 20  # an array in a list item: its first items
+PREVIEW_JSON_BYTES = 1_024  # a ``json`` value in a list item: shown whole up to this size, else left out
+WHOLE = ""  # ``truncated: [""]``: the record is listed by its ref alone (SPEC R-2)
 
 
 # One encoder for every measure: ``json.dumps`` with options builds a new one per call.
@@ -49,24 +52,49 @@ def _containers(leaves) -> frozenset[str]:
 
 
 def project(declaration: Declaration, doc: dict, leaves, *, preview: bool = False) -> tuple[dict, list[str]]:
-    """The readable part of ``doc``, and (for previews) the paths whose text was cut."""
+    """The readable part of ``doc``, and (for previews) the paths shown only in part.
+
+    A preview (a ``list`` item, SPEC R-2) cuts what could make one record
+    outgrow a page: a ``text`` to its first ``PREVIEW_CHARS`` characters, an
+    array to its first ``PREVIEW_ITEMS`` items, and leaves out a ``json``
+    value whose compact JSON is over ``PREVIEW_JSON_BYTES`` (its key is then
+    absent). Each such path is in the returned list, in document order;
+    ``read`` gives the whole value.
+    """
     cut: list[str] = []
     open_ = _containers(leaves)
     leaves = frozenset(leaves)
+    left_out = object()  # a value the preview leaves out: its key is dropped
+
+    def shorten(value, tokens: tuple):
+        if isinstance(value, list) and len(value) > PREVIEW_ITEMS:
+            cut.append(pointers.join(tokens))
+            return value[:PREVIEW_ITEMS]
+        return value
 
     def walk(pattern: str, value, tokens: tuple):
         kids = declaration.children[pattern]
         if not kids:
             spec = declaration.by_path[pattern]
-            if preview and spec.type == "text" and isinstance(value, str) and len(value) > PREVIEW_CHARS:
+            if not preview:
+                return value
+            if spec.type == "text" and isinstance(value, str) and len(value) > PREVIEW_CHARS:
                 cut.append(pointers.join(tokens))
                 return value[:PREVIEW_CHARS]
+            if spec.type == "json" and not _small(value):
+                cut.append(pointers.join(tokens))
+                return left_out
+            if spec.type == "array":  # an array without declared items: its items are values
+                return shorten(value, tokens)
             return value
         kind = declaration.by_path[pattern].type if pattern else "object"
         if kind == "array":
             if not isinstance(value, list):
                 return None
-            return [walk(kids[0], item, (*tokens, i)) for i, item in enumerate(value)]
+            if preview:
+                value = shorten(value, tokens)
+            items = (walk(kids[0], item, (*tokens, i)) for i, item in enumerate(value))
+            return [None if item is left_out else item for item in items]
         if not isinstance(value, dict):
             return None
         out = {}
@@ -76,10 +104,38 @@ def project(declaration: Declaration, doc: dict, leaves, *, preview: bool = Fals
             if preview and not declaration.by_path[kid].in_list:
                 continue
             name = pointers.split(kid)[-1]
-            out[name] = walk(kid, value.get(name), (*tokens, name))
+            projected = walk(kid, value.get(name), (*tokens, name))
+            if projected is not left_out:
+                out[name] = projected
         return out
 
     return walk("", doc, ()), cut
+
+
+def _small(value) -> bool:
+    """Whether a ``json`` value is shown whole in a preview; measures at most what the limit allows."""
+    bound = 0
+    stack = [value]
+    while stack:  # a lower bound first (a byte per scalar, a character per string): a 70 KB value stops early
+        item = stack.pop()
+        if isinstance(item, dict):
+            bound += 2 + len(item)
+            for key, inner in item.items():
+                bound += len(key) + 2
+                stack.append(inner)
+        elif isinstance(item, list):
+            bound += 2 + len(item)
+            stack.extend(item)
+        else:
+            bound += len(item) + 2 if isinstance(item, str) else 1
+        if bound > PREVIEW_JSON_BYTES:
+            return False
+    return size(value) <= PREVIEW_JSON_BYTES
+
+
+def minimal(ref: str) -> dict:
+    """A list item for a record whose preview cannot fit a page: its ref alone; ``read`` gives it (SPEC R-2)."""
+    return {"ref": ref, "data": {}, "truncated": [WHOLE]}
 
 
 @dataclass(frozen=True)

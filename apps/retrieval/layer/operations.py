@@ -97,26 +97,44 @@ def list_records(access: Access, request: ListRequest) -> dict:
         page["withheld"] = sorted(withheld)
     limit = page_bytes(access)
     budget = limit - documents.size(page) - CURSOR_ALLOWANCE
-    used, last = 0, None
+    used, packed = 0, []
     for row in rows[:LIST_PAGE_ITEMS]:
+        ref = f"{v.type}:{row.pk}"
         data, cut = documents.project(declaration, adapter.document(row, names), v.leaves, preview=True)
-        item = {"ref": f"{v.type}:{row.pk}", "data": data}
+        item = {"ref": ref, "data": data}
         if cut:
             item["truncated"] = cut
-        cost = documents.size(item) + (1 if page["items"] else 0)
-        if used + cost > budget and page["items"]:
-            break
-        page["items"].append(item)
+        cost = documents.size(item) + (1 if packed else 0)
+        if used + cost > budget:
+            if packed:
+                break  # the next page starts with it
+            # SPEC: a record whose preview alone overflows a page is listed by its ref; read gives it.
+            item = documents.minimal(ref)
+            cost = documents.size(item)
+        packed.append((row, item))
         used += cost
-        last = row
-    more = len(page["items"]) < len(rows)
-    if more and last is not None:
-        anchor = render("timestamp", getattr(last, column)) if order else None
-        page["next_cursor"] = cursors.issue(access, v, "list", filters=filters_fp, order=order,
-                                            after=[anchor, last.pk])
-    if not _envelope_fits(page, limit):  # a record whose preview alone overflows a page
-        raise LayerError("invalid_value", "a record of this type is too large to list; read it by ref")
-    return page
+    more = len(packed) < len(rows)
+    while True:
+        page["items"] = [item for _, item in packed]
+        page["next_cursor"] = None
+        if more and packed:
+            last = packed[-1][0]
+            anchor = render("timestamp", getattr(last, column)) if order else None
+            page["next_cursor"] = cursors.issue(access, v, "list", filters=filters_fp, order=order,
+                                                after=[anchor, last.pk])
+        if _envelope_fits(page, limit):
+            return page
+        # The cursor came out longer than allowed for: the last record moves to the next page, or,
+        # alone on the page, comes as its ref. The page still advances past at least one record.
+        if len(packed) > 1:
+            packed.pop()
+            more = True
+            continue
+        row, item = packed[0]
+        smallest = documents.minimal(item["ref"])
+        if item == smallest:  # never with pages of 4 KiB or more (``Access.page_bytes``)
+            raise LayerError("invalid_value", "this page cannot hold one record's ref; ask for a larger page")
+        packed[0] = (row, smallest)
 
 
 # --- read() --------------------------------------------------------------------------
