@@ -16,9 +16,11 @@ reached, and they unlock nothing by themselves.
 
 A false positive hides an ordinary fact from every assistant, so precision
 matters as much as recall: number rules are validated (ID checksum and birth
-date, Luhn plus card-network prefix), and keyword rules need an explicit
-separator and a value that looks like a secret ("I like password managers"
-holds no password). Findings carry positions, never the matched text, so a
+date, Luhn plus card-network prefix), and keyword rules need a value that
+looks like a secret: after a password keyword a word that does not describe a
+password (``PASSWORD_DESCRIPTIONS``; "my password is strong" is about it, "my
+password is sunflower" gives it), after a key or token keyword a generated-
+looking value ("I like password managers", "I keep keys in a drawer" hold none). Findings carry positions, never the matched text, so a
 finding can be logged or returned without leaking what it found.
 """
 
@@ -249,28 +251,75 @@ def _international_phone(match: re.Match) -> tuple[int, int] | None:
 
 # --- Secrets: passwords ------------------------------------------------------------
 
-_PLACEHOLDERS = frozenset({"required", "optional", "none", "null", "empty", "hidden", "redacted", "unknown",
-                           "same", "changed", "reset", "forgotten", "expired", "n/a"})
+# "A statement about a password" (SPEC P-2): after a password keyword, only these words say
+# something about the password instead of giving it ("my password is strong", "password: required").
+# Any other single word there is the password ("my password is sunflower"). The list is closed on
+# purpose: a word missing from it is refused, which is the safe side for P-2. Chinese descriptions
+# (很强, 是新的, 已过期) never reach this check: a value is printable ASCII (``_VALUE_CHARS``).
+PASSWORD_DESCRIPTIONS = frozenset({
+    "strong", "stronger", "weak", "weaker", "long", "longer", "short", "shorter", "secure", "insecure", "safe",
+    "unsafe", "simple", "complex", "complicated", "easy", "hard", "difficult", "new", "old", "same",
+    "different", "changed", "unchanged", "expired", "reset", "set", "saved", "stored", "hidden", "private",
+    "personal", "secret", "required", "optional", "wrong", "correct", "incorrect", "right", "forgotten",
+    "unique", "random", "encrypted", "protected", "compromised", "leaked", "stolen", "hacked", "lost",
+    "locked", "blocked", "disabled", "enabled", "temporary", "valid", "invalid", "good", "bad", "fine",
+    "okay", "great", "terrible", "memorable", "obvious", "important", "updated", "outdated", "shared",
+    "known", "unknown", "mine", "yours", "none", "null", "empty", "redacted", "n/a", "here", "there",
+    "below", "above", "attached", "this", "that", "what", "also", "still", "very", "quite", "really",
+    "pretty", "super", "too", "just", "only", "never", "always", "now", "being", "getting", "case-sensitive",
+})
+# After a bare keyword ("password sunflower"), words that make "password" part of a longer
+# phrase or sentence ("I like password managers", "I forgot my password again").
+_PASSWORD_PHRASE_WORDS = frozenset({
+    "manager", "managers", "reset", "resets", "change", "changes", "policy", "policies", "hint", "hints",
+    "field", "fields", "prompt", "protected", "protection", "recovery", "requirement", "requirements",
+    "rule", "rules", "strength", "length", "generator", "vault", "list", "file", "entry", "expiry",
+    "expiration", "update", "updates", "login", "logins", "please", "again", "today", "yesterday",
+    "tomorrow", "later", "twice", "already", "recently", "before", "soon", "often", "sometimes",
+    "everywhere", "anymore", "correctly", "securely", "safely", "daily", "weekly", "monthly", "yearly",
+    "annually", "from", "with", "into", "onto", "when", "then", "than", "because", "since", "until",
+    "anyway", "though", "either",
+})
+# "pass" is a password keyword only with ":" or "=" and not as part of another pass.
+_NOT_A_PASSWORD_PASS = re.compile(
+    r"(?i)(?<![A-Za-z])(?:boarding|bus|season|ski|day|gym|metro|transit|train|rail|museum|park|hall|guest|press|visitor"
+    r"|annual|monthly|weekly|festival|backstage|free|mountain|travel|parking|access|I|you|we|they|to)\s*$"
+)
+_PIN_OR_CODE = re.compile(r"(?i)pin|.*code$")
+# Where a clause ends after a value: the text ends, punctuation, Chinese text, or a conjunction.
+_CLAUSE_END = re.compile(r"\s*(?:$|[.,;:!?)\]}'\"]|[^\x00-\x7f]|(?:and|but|so|btw)(?![A-Za-z]))")
 
 
 def _password(match: re.Match) -> tuple[int, int] | None:
     start, end = _value_span(match)
     value = match.string[start:end]
+    keyword = match.group("keyword")
     separator = "".join((match.group("sep") or "").split()).lower()  # ":", "is", "是:" …
-    chinese = not match.group("keyword").isascii()
-    if len(value) < 4 or set(value) <= set("*•x#") or value.lower() in _PLACEHOLDERS:
+    chinese = not keyword.isascii()
+    word = value.strip("()[]{}<>").lower()
+    if len(value) < 4 or set(value) <= set("*•x#") or word in PASSWORD_DESCRIPTIONS:
         return None
+    explicit = separator[-1:] in (":", "=")
+    if keyword.lower() == "pass":
+        before = match.string[max(0, match.start() - 24):match.start()]
+        return (start, end) if explicit and not _NOT_A_PASSWORD_PASS.search(before) else None
     quoted = match.group("value")[:1] in "'\""
-    if separator[-1:] in (":", "=") or quoted or (chinese and separator[:1] in ("是", "为")):
+    if explicit or quoted or (chinese and separator[:1] in ("是", "为")):
         return start, end
-    if separator in ("is", "was"):
-        # "my password is strong" describes it; "my password is Hunter2!" gives it away.
-        looks_made_up = _has_digit(value) or not value.isalnum() or any(ch.isupper() for ch in value[1:])
-        return (start, end) if looks_made_up else None
-    # No separator at all ("密码123456", "PIN 4821", "银行卡密码 482913"): digits make it a value.
     if not separator and match.group("gap") == "" and not chinese:
         return None  # "password-protected", "password123" as a word
-    return (start, end) if _has_digit(value) else None
+    # "my password is Hunter2!", "PIN 4821", "银行卡密码 482913": digits or an invented spelling.
+    looks_made_up = not value.isalnum() or any(ch.isupper() for ch in value[1:])
+    if _has_digit(value) or (separator and looks_made_up):
+        return start, end
+    # A word with no explicit separator ("my password is sunflower", "password sunflower",
+    # "口令 sunflower") is the password when it stands alone: the clause ends after it. A word
+    # that goes on ("my password is written on a note") describes. PINs and door codes are numbers.
+    if _PIN_OR_CODE.fullmatch(keyword) or not _CLAUSE_END.match(match.string, end):
+        return None
+    if not separator and not chinese and word in _PASSWORD_PHRASE_WORDS:
+        return None
+    return start, end
 
 
 # --- Secrets: keys and tokens --------------------------------------------------------
@@ -284,6 +333,35 @@ def _key_after_keyword(match: re.Match) -> tuple[int, int] | None:
 def _random_looking(match: re.Match) -> tuple[int, int] | None:
     """Generated keys mix letters and digits; "sk-learn-is-a-python-library" does not."""
     return match.span() if _has_digit(match.group(0)[3:]) and _has_letter(match.group(0)[3:]) else None
+
+
+# Prefixes of well-known services' keys and tokens: after a key keyword they need less length.
+_KEY_PREFIX = re.compile(r"(?:sk-(?:proj-|ant-)?|(?:sk|rk)_(?:live|test)_|gh[pousr]_|github_pat_|xox[abposr]-"
+                         r"|glpat-|hf_|npm_|AKIA|ASIA|AIza)(?P<rest>.*)")
+_AWS_SECRET = re.compile(r"[A-Za-z0-9/+]{40}")
+
+
+def _credential_like(value: str) -> bool:
+    """Whether a word after "key", "secret" or "token" looks generated rather than written.
+
+    A known prefix with a random-looking rest (sk-abc123def456…), a 40-character AWS-style
+    secret key, or a run of 16+ letters and digits mixed ("abcd1234efgh5678ijkl"). Words,
+    UUIDs and dates split on dashes do not look like credentials.
+    """
+    prefixed = _KEY_PREFIX.match(value)
+    if prefixed:
+        rest = prefixed.group("rest")
+        return len(rest) >= 12 and _has_digit(rest) and _has_letter(rest)
+    if _AWS_SECRET.fullmatch(value) and _has_letter(value) and (
+        _has_digit(value) or (value != value.lower() and value != value.upper())
+    ):
+        return True
+    return any(len(part) >= 16 and _has_digit(part) and _has_letter(part) for part in re.split(r"[-_./+=]", value))
+
+
+def _credential_after_keyword(match: re.Match) -> tuple[int, int] | None:
+    start, end = _value_span(match)
+    return (start, end) if _credential_like(match.string[start:end]) else None
 
 
 def _code_after_keyword(match: re.Match) -> tuple[int, int] | None:
@@ -318,7 +396,7 @@ _RULES: tuple[Rule, ...] = (
     _rule(BANK_CARD, rf"(?:{_EN}(?:CVV2?|CVC2?){_END}|安全码) (?:{_SEP}|\s*) (?P<value>\d{{3,4}}) (?!\d)", flags=re.I),
     # Secrets: passwords, PINs and door codes ------------------------------------------
     _rule(PASSWORD, rf"""(?P<keyword>密码|口令|门禁码|开锁码
-                           |{_EN}(?:password|passwd|passcode|passphrase|pwd|(?-i:PIN)(?:\s?code)?
+                           |{_EN}(?:password|passwd|passcode|passphrase|pwd|pass|(?-i:PIN)(?:\s?code)?
                                   |(?:door|gate|alarm|safe|lock|garage)\s+code){_END})
                          (?:(?P<sep>{_SEP})|(?P<gap>\s*))
                          (?P<value>"[^"\n]{{1,80}}"|'[^'\n]{{1,80}}'|{_VALUE_CHARS}{{1,80}})""", _password, re.I),
@@ -333,12 +411,19 @@ _RULES: tuple[Rule, ...] = (
                                   |client[_\s-]?secret|app[_\s-]?secret|aws[_\s-]?secret[_\s-]?access[_\s-]?key)
                                   {_END}|密钥|秘钥|appsecret)
                          {_SEP} (?P<value>["']?[A-Za-z0-9_\-./+=]{{12,200}})""", _key_after_keyword, re.I),
+    # A generated-looking key after a key keyword, colon or not ("api key abcd1234efgh5678ijkl",
+    # "OpenAI key sk-abc…", "secret: wJalrXUtnFEMI/K7MDENG/…"): the value alone must look like one.
+    _rule(API_KEY, rf"""(?:{_EN}(?:(?:api|secret|access|aws[_\s-]?secret[_\s-]?access|client|app|license)
+                                  [_\s-]?)?(?:key|secret)(?:[_\s-]?id)?{_END}|密钥|秘钥)
+                         (?:{_SEP}|\s+) (?P<value>["']?[A-Za-z0-9_\-./+=]{{12,200}})""", _credential_after_keyword, re.I),
     # Secrets: tokens ---------------------------------------------------------------
     _rule(TOKEN, r"(?<![A-Za-z0-9_-]) eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*"),  # JWT
     _rule(TOKEN, r"(?<![A-Za-z]) Bearer\s+ (?P<value>[A-Za-z0-9\-._~+/]{16,}=*)", flags=re.I),
     _rule(TOKEN, rf"""(?:{_EN}(?:(?:access|refresh|auth|id|api|session)[_\s-]?token|session[_\s-]?(?:id|key)
                                   |token|cookie){_END}|令牌)
                       {_SEP} (?P<value>["']?[A-Za-z0-9._~+/=%-]{{16,400}})""", _key_after_keyword, re.I),
+    _rule(TOKEN, rf"""(?:{_EN}(?:(?:access|refresh|auth|id|api|session|bearer)[_\s-]?)?token{_END}|令牌)
+                      \s+ (?P<value>[A-Za-z0-9._~+/=%-]{{16,400}})""", _credential_after_keyword, re.I),
     # Secrets: private keys and wallet recovery phrases -----------------------------------------
     _rule(PRIVATE_KEY, r"-----BEGIN[A-Z0-9 ]*PRIVATE\ KEY(?:\ BLOCK)?-----"),
     _rule(PRIVATE_KEY, rf"(?:私钥|{_EN}private[_\s-]?key{_END}) {_SEP} (?P<value>[A-Za-z0-9+/=]{{32,}})",

@@ -163,15 +163,40 @@ def test_facts_that_mention_roles_pass(conn, value):
         ("value", "验证码：482913"),
         ("evidence", "the login code is 482913"),
         ("label", "密码是abc12345"),
+        ("value", "my password is sunflower"),
+        ("value", "the wifi password is sunflower"),
+        ("value", "password sunflower"),
+        ("value", "login: alice / pass: sunflower"),
+        ("value", "口令 sunflower"),
+        ("value", "api key abcd1234efgh5678ijkl"),
+        ("value", "OpenAI key sk-abc123def456ghi789"),
+        ("value", "AWS secret access key wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"),
+        ("evidence", "secret: wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"),
     ],
     ids=["password", "api-key", "token", "private-key", "card", "verification-code", "code-in-evidence",
-         "password-in-label"],
+         "password-in-label", "plain-word-password", "wifi-password", "password-no-separator", "pass-colon",
+         "chinese-kouling", "api-key-no-colon", "openai-key-short", "aws-secret-access-key", "secret-colon"],
 )
 def test_secrets_are_refused(conn, field, text):
     error = refused(conn, {**ADD, field: text})
     assert (error.code, error.field) == ("secret_detected", field)
     assert text not in error.message  # the refusal never repeats the secret
     assert not Proposal.objects.exists()
+
+
+# SPEC P-2: a statement about a password, key or token is an ordinary fact, not a secret.
+@pytest.mark.parametrize(
+    "value",
+    [
+        "my password manager is 1Password",
+        "my password is strong",
+        "I keep keys in a drawer",
+        "API design is my job",
+        "my favourite token is the Chinese 福 character",
+    ],
+)
+def test_statements_about_secrets_pass(conn, value):
+    assert proposal_submit(connection=conn, arguments={**ADD, "value": value}).status == "pending"
 
 
 # --- SPEC P-1, P-3: the target and the category ---------------------------------------------------

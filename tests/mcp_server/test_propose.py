@@ -56,6 +56,8 @@ def test_update_needs_a_visible_target(proposer, user):
         ({"op": "merge"}, "invalid_argument", "'op' must be one of"),
         ({"category": "health"}, "category_not_allowed", "health"),
         ({"value": "my password is hunter2-Secret!"}, "secret_detected", "value"),
+        ({"value": "the wifi password is sunflower"}, "secret_detected", "value"),
+        ({"value": "OpenAI key sk-abc123def456ghi789"}, "secret_detected", "value"),
         ({"value": "User: hi\nAssistant: hello\nUser: remember this\nAssistant: ok"}, "conversation_refused", "value"),
     ],
 )

@@ -74,6 +74,26 @@ MUST_FLAG = [
     ("支付密码为 135790", "password"),
     ("信用卡 5555 5555 5555 4444", "bank_card"),
     ("client_secret: 3f9a8b7c6d5e4f3a2b1c", "api_key"),
+    # SPEC P-2: a password given as a plain word. Only a word that describes a password
+    # (strong, new, hidden …) is not one; any other single word after the keyword is.
+    ("my password is sunflower", "password"),
+    ("the wifi password is sunflower", "password"),
+    ("password sunflower", "password"),
+    ("login: alice / pass: sunflower", "password"),
+    ("wifi pass: sunflower", "password"),
+    ("口令 sunflower", "password"),
+    ("Netflix password: sunflower", "password"),
+    ("my old password was Sunflower.", "password"),
+    ("password: strongest", "password"),  # not a describing word, only close to one
+    ("密码 sunflower，别告诉别人", "password"),
+    # SPEC P-2: a credential-looking token after a key or token keyword, with no colon.
+    ("api key abcd1234efgh5678ijkl", "api_key"),
+    ("OpenAI key sk-abc123def456ghi789", "api_key"),
+    ("AWS secret access key wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "api_key"),
+    ("secret: wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "api_key"),
+    ("access key AKIAIOSFODNN7EXAMPLE", "api_key"),
+    ("GitLab token glpat-x8Yz3kQ9mW2pL7vN4bC1", "token"),
+    ("session token Zx81kQ0pLm29vB7cN4tY", "token"),
 ]
 
 # Ordinary text that a person writes about themselves: nothing may be found.
@@ -128,6 +148,35 @@ MUST_NOT_FLAG = [
     "sha256 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
     "从 2019-09-01 到 2023-06-30 在北京大学读书",
     "血压 120/80 mmHg，比分 3-2",
+    # SPEC P-2: statements about a password, key or token, not the thing itself.
+    "my password manager is 1Password",
+    "my password is strong",
+    "my password is very long",
+    "my password is written on a sticky note",
+    "the wifi password is on the fridge",
+    "I forgot my password again",
+    "I changed my password yesterday",
+    "I like password managers",
+    "password reset link expired",
+    "I reuse the same password everywhere",
+    "我的密码很安全",
+    "口令已经过期了",
+    "密码是新的",
+    "I keep keys in a drawer",
+    "API design is my job",
+    "API key rotation is on my todo list",
+    "The key is patience",
+    "Key takeaway: sleep more",
+    "The secret is consistency",
+    "boarding pass: window seat 14A",
+    "I pass: the exam went fine",
+    # Judgement call: "token" here names a symbol, and "the" looks nothing like a credential.
+    "my favourite token is the Chinese 福 character",
+    "I bought a token for the subway",
+    # PINs and door codes are numbers: a word after "is" describes them.
+    "the door code is broken",
+    "my PIN is blocked",
+    "password (optional)",
 ]
 
 
@@ -152,6 +201,30 @@ def test_must_not_flag(text):
 def test_lists_are_substantial():
     assert len(MUST_FLAG) >= 25 and len(MUST_NOT_FLAG) >= 25
     assert {kind for _, kind in MUST_FLAG} == SECRET_KINDS | PERSONAL_KINDS
+
+
+# SPEC P-2: a word that describes a password is not one, after any separator; every
+# other single word is. The list is closed and documented in docs/architecture.md.
+_DESCRIBING_WORDS = [
+    "strong", "weak", "long", "short", "secure", "safe", "simple", "complex", "easy", "hard", "new", "old",
+    "same", "different", "changed", "expired", "reset", "set", "saved", "stored", "hidden", "private",
+    "personal", "secret", "required", "wrong", "correct", "forgotten", "unique", "random", "encrypted",
+]
+
+
+@pytest.mark.parametrize("word", _DESCRIBING_WORDS)
+def test_a_word_describing_a_password_is_not_one(word):
+    for text in (f"my password is {word}", f"the wifi password is {word.capitalize()}.", f"password: {word}",
+                 f"password {word}", f"pass: {word}", f"口令 {word}", f"密码是 {word}"):
+        assert not is_secret(text), text
+
+
+# SPEC P-2: a plain word that is not a describing word is a password, whatever the keyword.
+@pytest.mark.parametrize("template", ["my password is {}", "password: {}", "password {}", "pass: {}",
+                                      "口令 {}", "密码是 {}", "PIN: {}"])
+def test_a_plain_word_after_a_password_keyword_is_a_password(template):
+    text = template.format("sunflower")
+    assert [(f.kind, text[f.start:f.end]) for f in detect(text)] == [("password", "sunflower")]
 
 
 # SPEC P-2: the proposal check names what it found, so a refusal can say why.
