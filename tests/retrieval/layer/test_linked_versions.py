@@ -58,50 +58,25 @@ def _assert_source_changed(acc: Access, ref: str, page: dict) -> None:
 
 # --- episode /todos -----------------------------------------------------------------------------------
 
-def test_a_linked_todo_deleted_between_pages_is_source_changed(user):  # SPEC R-10
+# The document shows only each link; the version covers every linked row whole (its pk, updated_at and
+# deleted_at) and the set of links, so any of these is a changed source, never a silently different document.
+EPISODE_TODO_CHANGES = {
+    "deleted": lambda episode, todos: services.resource_delete(instance=todos[0]),
+    "changed": lambda episode, todos: services.todo_update(todo=todos[-2], title="renamed", status="done"),
+    # a link row only: neither the episode nor the todo is written
+    "linked": lambda episode, todos: episode.todos.add(todos[-1]),
+    "unlinked": lambda episode, todos: episode.todos.remove(todos[200]),
+    "hard_deleted": lambda episode, todos: Todo.objects.filter(pk=todos[0].pk).delete(),  # link rows go with it
+}
+
+
+@pytest.mark.parametrize("change", list(EPISODE_TODO_CHANGES))
+def test_a_linked_todo_changed_between_pages_is_source_changed(user, change):  # SPEC R-10
     todos = _todos(user, 400)
-    episode = _episode(user, todos=todos)
+    episode = _episode(user, todos=todos[:-1])  # the last one is linked only by "linked"
     acc, ref = _access(user), f"episode:{episode.pk}"
     first = _first_page(acc, ref)
-    services.resource_delete(instance=todos[0])
-    _assert_source_changed(acc, ref, first)
-
-
-def test_a_linked_todo_changed_between_pages_is_source_changed(user):  # SPEC R-10
-    # The document shows only the link; the version covers the linked row whole (its pk, updated_at and
-    # deleted_at), so any change to it is a changed source, never a silently different document.
-    todos = _todos(user, 400)
-    episode = _episode(user, todos=todos)
-    acc, ref = _access(user), f"episode:{episode.pk}"
-    first = _first_page(acc, ref)
-    services.todo_update(todo=todos[-1], title="renamed", status="done")
-    _assert_source_changed(acc, ref, first)
-
-
-def test_a_todo_linked_between_pages_is_source_changed(user):  # SPEC R-10
-    todos = _todos(user, 400)
-    episode = _episode(user, todos=todos[:-1])
-    acc, ref = _access(user), f"episode:{episode.pk}"
-    first = _first_page(acc, ref)
-    episode.todos.add(todos[-1])  # a link row only: neither the episode nor the todo is written
-    _assert_source_changed(acc, ref, first)
-
-
-def test_a_todo_unlinked_between_pages_is_source_changed(user):  # SPEC R-10
-    todos = _todos(user, 400)
-    episode = _episode(user, todos=todos)
-    acc, ref = _access(user), f"episode:{episode.pk}"
-    first = _first_page(acc, ref)
-    episode.todos.remove(todos[200])
-    _assert_source_changed(acc, ref, first)
-
-
-def test_a_linked_todo_hard_deleted_between_pages_is_source_changed(user):  # SPEC R-10
-    todos = _todos(user, 400)
-    episode = _episode(user, todos=todos)
-    acc, ref = _access(user), f"episode:{episode.pk}"
-    first = _first_page(acc, ref)
-    Todo.objects.filter(pk=todos[0].pk).delete()  # its link rows go with it
+    EPISODE_TODO_CHANGES[change](episode, todos)
     _assert_source_changed(acc, ref, first)
 
 
