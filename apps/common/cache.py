@@ -16,6 +16,14 @@ import threading
 from django.core.cache.backends.redis import RedisCache as DjangoRedisCache
 from django.core.cache.backends.redis import RedisCacheClient
 
+try:
+    from redis.exceptions import RedisError
+
+    CACHE_ERRORS: tuple[type[BaseException], ...] = (OSError, RedisError)
+except ImportError:  # no Redis client installed: only local caches
+    CACHE_ERRORS = (OSError,)
+"""What a cache command raises when the shared cache cannot be reached."""
+
 
 class _ClientPerPool(RedisCacheClient):
     def __init__(self, *args, **kwargs):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from django import forms
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
@@ -37,9 +39,15 @@ class FactFields(forms.Form):
 
 class FactAddForm(FactFields):
     sensitive = forms.BooleanField(label=_("Sensitive: never share it with any assistant"), required=False)
+    # One value per rendered form, so the same form sent twice adds one fact (``views.submissions``).
+    submission = forms.CharField(required=False, max_length=32, widget=forms.HiddenInput)
+
+    def clean_submission(self) -> str:
+        value = self.cleaned_data["submission"]
+        return value if re.fullmatch(r"[0-9a-f]{32}", value) else ""
 
     def service_kwargs(self) -> dict:
-        data = dict(self.cleaned_data)
+        data = {name: value for name, value in self.cleaned_data.items() if name != "submission"}
         # Unticked means "let the detector decide"; it can only turn the flag on.
         data["sensitive"] = True if data["sensitive"] else None
         return data

@@ -25,14 +25,8 @@ from typing import Any
 from django.conf import settings
 from django.core.cache import BaseCache, caches
 
+from apps.common.cache import CACHE_ERRORS
 from apps.mcp_server.profile import canonical_json
-
-try:
-    from redis.exceptions import RedisError
-
-    _CACHE_ERRORS: tuple[type[BaseException], ...] = (RedisError,)
-except ImportError:  # no Redis client installed: only local caches
-    _CACHE_ERRORS = ()
 
 logger = logging.getLogger(__name__)
 
@@ -74,7 +68,7 @@ def _cache_down(default):
         def guarded(self, *args, **kwargs):
             try:
                 return method(self, *args, **kwargs)
-            except (OSError, *_CACHE_ERRORS) as exc:
+            except CACHE_ERRORS as exc:
                 logger.warning("repeated-failure guard skipped: cache unavailable (%s)", type(exc).__name__)
                 return default
 

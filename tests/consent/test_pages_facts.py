@@ -36,6 +36,30 @@ def test_add_fact(user):
     assert (fact.category, fact.label, fact.version, fact.sensitive) == ("habits", "Walk", 1, False)
 
 
+# The add form sent twice (a double click on a slow network) adds one fact; a new form adds again, and a
+# form the rules refused can be corrected and sent again.
+def test_the_same_add_form_sent_twice_adds_once(user):
+    import re
+    import uuid
+
+    client = client_for(user)
+    page = client.get("/me/facts/").content.decode()
+    submission = re.search(r'name="submission" value="([0-9a-f]{32})"', page).group(1)
+    data = {"category": "habits", "label": "Walk", "value": "Every evening", "certainty": "confirmed",
+            "submission": submission}
+    first, second = client.post("/me/facts/add/", data), client.post("/me/facts/add/", data)
+    fact = Fact.objects.get(owner=user)
+    assert first["Location"] == second["Location"] == f"/me/facts/#fact-{fact.pk}"
+    another = uuid.uuid4().hex
+    refused = client.post("/me/facts/add/", {**data, "label": "", "submission": another})
+    assert refused.status_code == 400 and f'name="submission" value="{another}"' in refused.content.decode()
+    client.post("/me/facts/add/", {**data, "label": "Run", "submission": another})
+    script = {**data, "label": "Swim", "submission": ""}  # no submission value (a script): always acted on
+    client.post("/me/facts/add/", script)
+    client.post("/me/facts/add/", script)
+    assert sorted(Fact.objects.filter(owner=user).values_list("label", flat=True)) == ["Run", "Swim", "Swim", "Walk"]
+
+
 def test_add_fact_marked_sensitive(user):
     client_for(user).post("/me/facts/add/", {"category": "basic", "label": "ID", "value": "x", "certainty": "confirmed",
                                              "sensitive": "on"})

@@ -9,7 +9,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 
 from apps.consent.forms import FactAddForm, FactEditForm, SensitiveForm
-from apps.consent.views import pages
+from apps.consent.views import pages, submissions
 from apps.consent.views.mixins import MeAction, MePage
 from apps.memory.services import FactVersionConflict, fact_archive, fact_create, fact_update
 
@@ -28,9 +28,10 @@ class FactsPageMixin(MePage):
         page = pages.facts_page(user=self.request.user)
         for row in page.rows:
             row.form = edit_form if row.fact.pk == edit_for else FactEditForm.for_fact(row.fact)
-        context = {"page": page, "add_form": add_form or FactAddForm(auto_id="add-%s"),
+        add_form = add_form or FactAddForm(auto_id="add-%s", initial={"submission": submissions.new()})
+        context = {"page": page, "add_form": add_form,
                    "edit_for": edit_for, "conflict": conflict}
-        anchor = f"#fact-{edit_for}" if edit_for else "#add" if add_form is not None else ""
+        anchor = f"#fact-{edit_for}" if edit_for else "#add" if add_form.is_bound else ""
         return self.render_page(TEMPLATE, context, status=status, page_path=reverse("consent:facts") + anchor)
 
 
@@ -43,11 +44,17 @@ class FactAddView(FactsPageMixin, MeAction):
     def post(self, request):
         form = FactAddForm(request.POST, auto_id="add-%s")
         if form.is_valid():
+            submission = form.cleaned_data["submission"]
+            first, led_to = submissions.claim(request, submission)
+            if not first:  # the same form, sent again: it was acted on once
+                return redirect(led_to or reverse("consent:facts"))
             try:
                 fact = fact_create(owner=request.user, **form.service_kwargs())
             except ValidationError as error:
+                submissions.settle(request, submission, led_to=None)
                 form.add_error(None, error)
             else:
+                submissions.settle(request, submission, led_to=_to_fact(fact))
                 messages.success(request, _("Added “%(label)s”.") % {"label": fact.label})
                 return redirect(_to_fact(fact))
         return self.render_facts(add_form=form, status=400)
