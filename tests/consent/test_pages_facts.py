@@ -60,6 +60,34 @@ def test_the_same_add_form_sent_twice_adds_once(user):
     assert sorted(Fact.objects.filter(owner=user).values_list("label", flat=True)) == ["Run", "Swim", "Swim", "Walk"]
 
 
+# A request that failed with a server error is not "already sent": pressing the button again adds the fact.
+def test_the_add_form_sent_again_after_a_server_error_adds(user, monkeypatch):
+    import re
+
+    from django.db import DatabaseError
+    from django.test import Client
+
+    from apps.consent.views import facts as facts_views
+
+    client = Client(raise_request_exception=False)
+    client.force_login(user)
+    submission = re.search(r'name="submission" value="([0-9a-f]{32})"',
+                           client.get("/me/facts/").content.decode()).group(1)
+    data = {"category": "habits", "label": "Walk", "value": "Every evening", "certainty": "confirmed",
+            "submission": submission}
+    real, failures = facts_views.fact_create, [DatabaseError("the database went away")]
+
+    def fails_once(**kwargs):
+        if failures:
+            raise failures.pop()
+        return real(**kwargs)
+
+    monkeypatch.setattr(facts_views, "fact_create", fails_once)
+    assert client.post("/me/facts/add/", data).status_code == 500
+    client.post("/me/facts/add/", data)
+    assert Fact.objects.filter(owner=user, label="Walk").count() == 1
+
+
 def test_add_fact_marked_sensitive(user):
     client_for(user).post("/me/facts/add/", {"category": "basic", "label": "ID", "value": "x", "certainty": "confirmed",
                                              "sensitive": "on"})

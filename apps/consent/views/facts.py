@@ -53,6 +53,9 @@ class FactAddView(FactsPageMixin, MeAction):
             except ValidationError as error:
                 submissions.settle(request, submission, led_to=None)
                 form.add_error(None, error)
+            except BaseException:  # not done: sending the form again must do it
+                submissions.settle(request, submission, led_to=None)
+                raise
             else:
                 submissions.settle(request, submission, led_to=_to_fact(fact))
                 messages.success(request, _("Added “%(label)s”.") % {"label": fact.label})
