@@ -267,6 +267,8 @@ PASSWORD_DESCRIPTIONS = frozenset({
     "known", "unknown", "mine", "yours", "none", "null", "empty", "redacted", "n/a", "here", "there",
     "below", "above", "attached", "this", "that", "what", "also", "still", "very", "quite", "really",
     "pretty", "super", "too", "just", "only", "never", "always", "now", "being", "getting", "case-sensitive",
+    "mandatory", "memorized", "memorised", "rotated", "irrelevant", "unnecessary", "useless", "everywhere",
+    "needed", "necessary", "working", "broken",
 })
 # After a bare keyword ("password sunflower"), words that make "password" part of a longer
 # phrase or sentence ("I like password managers", "I forgot my password again").
@@ -280,14 +282,17 @@ _PASSWORD_PHRASE_WORDS = frozenset({
     "annually", "from", "with", "into", "onto", "when", "then", "than", "because", "since", "until",
     "anyway", "though", "either",
 })
-# "pass" is a password keyword only with ":" or "=" and not as part of another pass.
-_NOT_A_PASSWORD_PASS = re.compile(
-    r"(?i)(?<![A-Za-z])(?:boarding|bus|season|ski|day|gym|metro|transit|train|rail|museum|park|hall|guest|press|visitor"
-    r"|annual|monthly|weekly|festival|backstage|free|mountain|travel|parking|access|I|you|we|they|to)\s*$"
-)
+# "pass" is a password keyword only with ":" or "=", and only at the start or where credentials are
+# listed: after a login or account word, or after "/", "," or ";" ("login: alice / pass: sunflower").
+# Elsewhere a pass is a ticket ("Eurail pass: Global", "Disney pass: Magic Key").
+_PASS_CONTEXT = re.compile(r"(?i)(?:^|[/,;|]|(?<![A-Za-z])(?:login|user|username|account|wifi|wi-fi|email|my))\s*$")
+# After an explicit ":" or "=", only a form's own wording is no password ("password: required").
+_PLACEHOLDERS = frozenset({"required", "optional", "none", "null", "empty", "hidden", "redacted", "unknown",
+                           "same", "changed", "reset", "forgotten", "expired", "n/a"})
 _PIN_OR_CODE = re.compile(r"(?i)pin|.*code$")
-# Where a clause ends after a value: the text ends, punctuation, Chinese text, or a conjunction.
-_CLAUSE_END = re.compile(r"\s*(?:$|[.,;:!?)\]}'\"]|[^\x00-\x7f]|(?:and|but|so|btw)(?![A-Za-z]))")
+# Where a clause ends after a value: the text ends, punctuation (ASCII or Chinese), or a conjunction. A ":"
+# does not end it — "Password tool: Bitwarden" names a tool — nor does more text ("密码 Bitwarden 管理").
+_CLAUSE_END = re.compile(r"\s*(?:$|[.,;!?)\]}'\"，。；！？、）]|(?:and|but|so|btw)(?![A-Za-z]))")
 
 
 def _password(match: re.Match) -> tuple[int, int] | None:
@@ -297,15 +302,21 @@ def _password(match: re.Match) -> tuple[int, int] | None:
     separator = "".join((match.group("sep") or "").split()).lower()  # ":", "is", "是:" …
     chinese = not keyword.isascii()
     word = value.strip("()[]{}<>").lower()
-    if len(value) < 4 or set(value) <= set("*•x#") or word in PASSWORD_DESCRIPTIONS:
+    if set(value) <= set("*•x#"):
         return None
     explicit = separator[-1:] in (":", "=")
-    if keyword.lower() == "pass":
-        before = match.string[max(0, match.start() - 24):match.start()]
-        return (start, end) if explicit and not _NOT_A_PASSWORD_PASS.search(before) else None
+    if keyword.lower() == "pass" and not (explicit and _PASS_CONTEXT.search(match.string[:match.start()])):
+        return None
+    alone = bool(_CLAUSE_END.match(match.string, end))  # nothing follows the word in its clause
+    # Given outright: after ":" or "=", in quotes, or after 是/为. A describing or short word alone
+    # there describes ("password: strong"); followed by more words it begins a passphrase
+    # ("password: correct horse battery staple", "password: new york 1990").
     quoted = match.group("value")[:1] in "'\""
     if explicit or quoted or (chinese and separator[:1] in ("是", "为")):
-        return start, end
+        described = alone and (word in PASSWORD_DESCRIPTIONS or len(value) < 4)
+        return None if word in _PLACEHOLDERS or described else (start, end)
+    if len(value) < 4 or word in PASSWORD_DESCRIPTIONS:
+        return None
     if not separator and match.group("gap") == "" and not chinese:
         return None  # "password-protected", "password123" as a word
     # "my password is Hunter2!", "PIN 4821", "银行卡密码 482913": digits or an invented spelling.
@@ -315,7 +326,7 @@ def _password(match: re.Match) -> tuple[int, int] | None:
     # A word with no explicit separator ("my password is sunflower", "password sunflower",
     # "口令 sunflower") is the password when it stands alone: the clause ends after it. A word
     # that goes on ("my password is written on a note") describes. PINs and door codes are numbers.
-    if _PIN_OR_CODE.fullmatch(keyword) or not _CLAUSE_END.match(match.string, end):
+    if _PIN_OR_CODE.fullmatch(keyword) or not alone:
         return None
     if not separator and not chinese and word in _PASSWORD_PHRASE_WORDS:
         return None

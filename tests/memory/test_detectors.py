@@ -86,6 +86,11 @@ MUST_FLAG = [
     ("my old password was Sunflower.", "password"),
     ("password: strongest", "password"),  # not a describing word, only close to one
     ("密码 sunflower，别告诉别人", "password"),
+    # A passphrase whose first word could describe a password: given after ":", it is given.
+    ("password: correct horse battery staple", "password"),
+    ("passphrase: correct horse battery staple", "password"),
+    ("password: new york 1990", "password"),
+    ("wifi password: still waters", "password"),
     # SPEC P-2: a credential-looking token after a key or token keyword, with no colon.
     ("api key abcd1234efgh5678ijkl", "api_key"),
     ("OpenAI key sk-abc123def456ghi789", "api_key"),
@@ -177,6 +182,17 @@ MUST_NOT_FLAG = [
     "the door code is broken",
     "my PIN is blocked",
     "password (optional)",
+    # A pass that is a ticket, a word naming what kind of password thing, a description.
+    "Eurail pass: Global",
+    "Disney pass: Magic Key",
+    "Costco pass: Executive",
+    "Favorite pass: Stelvio",
+    "Password tool: Bitwarden",
+    "Password keeper: KeePass",
+    "password habits: rotate quarterly",
+    "My password is memorized",
+    "My password is rotated.",
+    "密码 Bitwarden 管理",
 ]
 
 
