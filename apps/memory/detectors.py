@@ -307,6 +307,9 @@ def _password(match: re.Match) -> tuple[int, int] | None:
     explicit = separator[-1:] in (":", "=")
     if keyword.lower() == "pass" and not (explicit and _PASS_CONTEXT.search(match.string[:match.start()])):
         return None
+    # Words with other meanings count only with a separator: "pw: …", "my pin is 4821", not "pin the poster".
+    if keyword in ("pw", "PW", "pin", "Pin") and not separator:
+        return None
     alone = bool(_CLAUSE_END.match(match.string, end))  # nothing follows the word in its clause
     # Given outright: after ":" or "=", in quotes, or after 是/为. A describing or short word alone
     # there describes ("password: strong"); followed by more words it begins a passphrase
@@ -407,8 +410,8 @@ _RULES: tuple[Rule, ...] = (
     _rule(BANK_CARD, rf"(?:{_EN}(?:CVV2?|CVC2?){_END}|安全码) (?:{_SEP}|\s*) (?P<value>\d{{3,4}}) (?!\d)", flags=re.I),
     # Secrets: passwords, PINs and door codes ------------------------------------------
     _rule(PASSWORD, rf"""(?P<keyword>密码|口令|门禁码|开锁码
-                           |{_EN}(?:password|passwd|passcode|passphrase|pwd|pass|(?-i:PIN)(?:\s?code)?
-                                  |(?:door|gate|alarm|safe|lock|garage)\s+code){_END})
+                           |{_EN}(?:password|passwd|passcode|passphrase|pwd|pass|pw|PIN(?:\s?code)?
+                                  |(?:wi-?fi|wlan|network)\s+key|(?:door|gate|alarm|safe|lock|garage)\s+code){_END})
                          (?:(?P<sep>{_SEP})|(?P<gap>\s*))
                          (?P<value>"[^"\n]{{1,80}}"|'[^'\n]{{1,80}}'|{_VALUE_CHARS}{{1,80}})""", _password, re.I),
     # Secrets: API keys of well-known services, then any "api key: …" ---------------------
@@ -418,6 +421,9 @@ _RULES: tuple[Rule, ...] = (
     _rule(API_KEY, r"(?<![A-Za-z0-9]) xox[abposr]-[A-Za-z0-9-]{10,}"),  # Slack
     _rule(API_KEY, r"(?<![A-Za-z0-9]) AIza[0-9A-Za-z_-]{35}"),  # Google
     _rule(API_KEY, r"(?<![A-Za-z0-9]) (?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}"),  # Stripe
+    # GitLab, npm, Hugging Face
+    _rule(API_KEY, r"(?<![A-Za-z0-9_-]) (?:glpat-[A-Za-z0-9_-]{20,}|npm_[A-Za-z0-9]{36,}|hf_[A-Za-z0-9]{30,})",
+          _random_looking),
     _rule(API_KEY, rf"""(?:{_EN}(?:api[_\s-]?key|apikey|secret[_\s-]?key|access[_\s-]?key(?:[_\s-]?id)?
                                   |client[_\s-]?secret|app[_\s-]?secret|aws[_\s-]?secret[_\s-]?access[_\s-]?key)
                                   {_END}|密钥|秘钥|appsecret)

@@ -91,6 +91,16 @@ MUST_FLAG = [
     ("passphrase: correct horse battery staple", "password"),
     ("password: new york 1990", "password"),
     ("wifi password: still waters", "password"),
+    # Other ways of writing a password or PIN down.
+    ("my pin is 4821", "password"),
+    ("pin: 4821", "password"),
+    ("pw: sunflower99", "password"),
+    ("wifi key: sunflower99", "password"),
+    ("Wi-Fi key is Sunflower99", "password"),
+    # Keys of well-known services, written without a keyword.
+    ("glpat-x9Lk2mQ8vR4tY7wZ1aB3", "api_key"),
+    ("npm_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8", "api_key"),
+    ("hf_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8", "api_key"),
     # SPEC P-2: a credential-looking token after a key or token keyword, with no colon.
     ("api key abcd1234efgh5678ijkl", "api_key"),
     ("OpenAI key sk-abc123def456ghi789", "api_key"),
@@ -193,6 +203,11 @@ MUST_NOT_FLAG = [
     "My password is memorized",
     "My password is rotated.",
     "密码 Bitwarden 管理",
+    "pin the poster to the wall",
+    "pin 2 photos on the board",
+    "the wifi key is on the router",
+    "a pw is a password",
+    "npm_modules and hf_datasets folders",
 ]
 
 
