@@ -308,7 +308,7 @@ def _password(match: re.Match) -> tuple[int, int] | None:
     if keyword.lower() == "pass" and not (explicit and _PASS_CONTEXT.search(match.string[:match.start()])):
         return None
     # Words with other meanings count only with a separator: "pw: …", "my pin is 4821", not "pin the poster".
-    if keyword in ("pw", "PW", "pin", "Pin") and not separator:
+    if keyword.lower() in ("pw", "pin") and keyword != "PIN" and not separator:
         return None
     alone = bool(_CLAUSE_END.match(match.string, end))  # nothing follows the word in its clause
     # Given outright: after ":" or "=", in quotes, or after 是/为. A describing or short word alone

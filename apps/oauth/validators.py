@@ -20,6 +20,7 @@ from oauth2_provider.settings import oauth2_settings
 from oauthlib.oauth2.rfc6749 import errors
 
 from apps.common import clock
+from apps.common.text import unstorable_text_reason
 from apps.consent.services import connection_live_locked
 from apps.oauth.models import TokenFamily
 from apps.oauth.resource import requested_resources, resource_error
@@ -74,9 +75,10 @@ class AssistantOAuth2Validator(OAuth2Validator):
     """
 
     def _load_application(self, client_id, request):
-        # No client_id holds a NUL. The toolkit expects the database driver to refuse one with a ValueError;
-        # psycopg 3 sends the query and PostgreSQL answers DataError (a 500), so it is never asked.
-        if isinstance(client_id, str) and "\x00" in client_id:
+        # No client_id holds text a database cannot store (a NUL, a lone surrogate). The toolkit expects the
+        # driver to refuse one with a ValueError; psycopg 3 sends the query and PostgreSQL answers DataError
+        # (a 500), so it is never asked.
+        if isinstance(client_id, str) and unstorable_text_reason(client_id) is not None:
             return None
         return super()._load_application(client_id, request)
 

@@ -50,12 +50,11 @@ class FactAddView(FactsPageMixin, MeAction):
                 return redirect(led_to or reverse("consent:facts"))
             try:
                 fact = fact_create(owner=request.user, **form.service_kwargs())
-            except ValidationError as error:
+            except BaseException as error:  # not done: sending the form again must do it
                 submissions.settle(request, submission, led_to=None)
+                if not isinstance(error, ValidationError):
+                    raise
                 form.add_error(None, error)
-            except BaseException:  # not done: sending the form again must do it
-                submissions.settle(request, submission, led_to=None)
-                raise
             else:
                 submissions.settle(request, submission, led_to=_to_fact(fact))
                 messages.success(request, _("Added “%(label)s”.") % {"label": fact.label})
