@@ -3,10 +3,10 @@
 Every finding has a ``kind`` code, and each kind belongs to one of two groups:
 
 * **secrets** (``SECRET_KINDS``) — what SPEC P-2 refuses outright in an
-  assistant's proposal: passwords and access codes, API keys, tokens, private
-  keys, one-time verification codes, and payment card numbers (P-2 names card
-  numbers among the secrets: a card number is a credential, it is enough to
-  pay with).
+  assistant's proposal: passwords and access codes, API keys, licence keys,
+  tokens, private keys, one-time verification codes, and payment card numbers
+  (P-2 names card numbers among the secrets: a card number is a credential, it
+  is enough to pay with).
 * **personal data** (``PERSONAL_KINDS``) — national ID numbers and phone
   numbers. A fact may hold them, but it is then marked ``sensitive`` (D-1) and
   so is never shared with an assistant (C-1).
@@ -36,11 +36,12 @@ BANK_CARD = "bank_card"
 PHONE_NUMBER = "phone_number"
 PASSWORD = "password"
 API_KEY = "api_key"
+LICENSE_KEY = "license_key"
 PRIVATE_KEY = "private_key"
 TOKEN = "token"
 VERIFICATION_CODE = "verification_code"
 
-SECRET_KINDS = frozenset({PASSWORD, API_KEY, PRIVATE_KEY, TOKEN, VERIFICATION_CODE, BANK_CARD})
+SECRET_KINDS = frozenset({PASSWORD, API_KEY, LICENSE_KEY, PRIVATE_KEY, TOKEN, VERIFICATION_CODE, BANK_CARD})
 PERSONAL_KINDS = frozenset({NATIONAL_ID, PHONE_NUMBER})
 
 
@@ -290,6 +291,16 @@ _PASS_CONTEXT = re.compile(r"(?i)(?:^|[/,;|]|(?<![A-Za-z])(?:login|user|username
 _PLACEHOLDERS = frozenset({"required", "optional", "none", "null", "empty", "hidden", "redacted", "unknown",
                            "same", "changed", "reset", "forgotten", "expired", "n/a"})
 _PIN_OR_CODE = re.compile(r"(?i)pin|.*code$")
+# What a password is for, between the keyword and "is": "the password for my bank is …", "the wifi
+# password at home is …". A few plain words, no punctuation ("a password for work, which is annoying"
+# is two clauses), and only before is/was: "Password for work: Bitwarden" stays a heading.
+_PASSWORD_FOR = r"\s+(?:for|at|on|of|to|in)(?:\s+[\w'’-]+){1,4}?(?=\s+(?:is|was)(?![A-Za-z]))"
+# A filler word between "is" and the password ("my password is also sunflower", "密码也是 sunflower").
+# Only as part of the separator: alone after "is" ("my password is also") these words still describe.
+# Not 还是, which is also "or" ("用密码还是 Face ID 解锁").
+_FILLER_ZH = "也就现在"
+_FILLED_SEP = (r"\s*(?:\b(?:is|was)\s+(?:also|still|now|just|actually|currently)\s+"
+               r"|(?:也|就|现在)(?:是|为)\s*[:=]?\s*)")
 # Where a clause ends after a value: the text ends, punctuation (ASCII or Chinese), or a conjunction. A ":"
 # does not end it — "Password tool: Bitwarden" names a tool — nor does more text ("密码 Bitwarden 管理").
 _CLAUSE_END = re.compile(r"\s*(?:$|[.,;!?)\]}'\"，。；！？、）]|(?:and|but|so|btw)(?![A-Za-z]))")
@@ -315,7 +326,7 @@ def _password(match: re.Match) -> tuple[int, int] | None:
     # there describes ("password: strong"); followed by more words it begins a passphrase
     # ("password: correct horse battery staple", "password: new york 1990").
     quoted = match.group("value")[:1] in "'\""
-    if explicit or quoted or (chinese and separator[:1] in ("是", "为")):
+    if explicit or quoted or (chinese and separator.lstrip(_FILLER_ZH)[:1] in ("是", "为")):
         described = alone and (word in PASSWORD_DESCRIPTIONS or len(value) < 4)
         return None if word in _PLACEHOLDERS or described else (start, end)
     if len(value) < 4 or word in PASSWORD_DESCRIPTIONS:
@@ -378,6 +389,10 @@ def _credential_after_keyword(match: re.Match) -> tuple[int, int] | None:
     return (start, end) if _credential_like(match.string[start:end]) else None
 
 
+def _letters_and_digits(match: re.Match) -> tuple[int, int] | None:
+    return match.span() if _has_digit(match.group(0)) and _has_letter(match.group(0)) else None
+
+
 def _code_after_keyword(match: re.Match) -> tuple[int, int] | None:
     return match.span("value") if _has_digit(match.group("value")) else None
 
@@ -412,7 +427,7 @@ _RULES: tuple[Rule, ...] = (
     _rule(PASSWORD, rf"""(?P<keyword>密码|口令|门禁码|开锁码
                            |{_EN}(?:password|passwd|passcode|passphrase|pwd|pass|pw|PIN(?:\s?code)?
                                   |(?:wi-?fi|wlan|network)\s+key|(?:door|gate|alarm|safe|lock|garage)\s+code){_END})
-                         (?:(?P<sep>{_SEP})|(?P<gap>\s*))
+                         (?:(?:{_PASSWORD_FOR})?(?P<sep>{_FILLED_SEP}|{_SEP})|(?P<gap>\s*))
                          (?P<value>"[^"\n]{{1,80}}"|'[^'\n]{{1,80}}'|{_VALUE_CHARS}{{1,80}})""", _password, re.I),
     # Secrets: API keys of well-known services, then any "api key: …" ---------------------
     _rule(API_KEY, r"(?<![A-Za-z0-9_-]) sk-[A-Za-z0-9_-]{20,}", _random_looking),  # OpenAI, Anthropic …
@@ -433,6 +448,12 @@ _RULES: tuple[Rule, ...] = (
     _rule(API_KEY, rf"""(?:{_EN}(?:(?:api|secret|access|aws[_\s-]?secret[_\s-]?access|client|app|license)
                                   [_\s-]?)?(?:key|secret)(?:[_\s-]?id)?{_END}|密钥|秘钥)
                          (?:{_SEP}|\s+) (?P<value>["']?[A-Za-z0-9_\-./+=]{{12,200}})""", _credential_after_keyword, re.I),
+    # Licence and product keys: four or more dashed groups of 4-6 capitals and digits, both present
+    # ("7HJ2K-9QXPL-M3V8R-T6YWB-4DCFN"). The shape is enough, keyword or not: a fact labelled "Windows
+    # key" holds the bare key. Dates, ISBNs, UUIDs (8-4-4-4-12) and flights have groups of other
+    # sizes; a placeholder (XXXXX-XXXXX-…) has no digit, a slug (spring-break-trip-2024) no capital.
+    _rule(LICENSE_KEY, r"(?<![A-Za-z0-9_-]) [A-Z0-9]{4,6}(?:-[A-Z0-9]{4,6}){3,} (?![A-Za-z0-9_-])",
+          _letters_and_digits),
     # Secrets: tokens ---------------------------------------------------------------
     _rule(TOKEN, r"(?<![A-Za-z0-9_-]) eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*"),  # JWT
     _rule(TOKEN, r"(?<![A-Za-z]) Bearer\s+ (?P<value>[A-Za-z0-9\-._~+/]{16,}=*)", flags=re.I),

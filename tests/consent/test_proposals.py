@@ -172,10 +172,14 @@ def test_facts_that_mention_roles_pass(conn, value):
         ("value", "OpenAI key sk-abc123def456ghi789"),
         ("value", "AWS secret access key wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"),
         ("evidence", "secret: wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"),
+        ("value", "my password is also sunflower"),
+        ("value", "the password for my bank is Sunflower"),
+        ("value", "7HJ2K-9QXPL-M3V8R-T6YWB-4DCFN"),
     ],
     ids=["password", "api-key", "token", "private-key", "card", "verification-code", "code-in-evidence",
          "password-in-label", "plain-word-password", "wifi-password", "password-no-separator", "pass-colon",
-         "chinese-kouling", "api-key-no-colon", "openai-key-short", "aws-secret-access-key", "secret-colon"],
+         "chinese-kouling", "api-key-no-colon", "openai-key-short", "aws-secret-access-key", "secret-colon",
+         "password-after-filler", "password-for-what", "licence-key"],
 )
 def test_secrets_are_refused(conn, field, text):
     error = refused(conn, {**ADD, field: text})
@@ -193,6 +197,9 @@ def test_secrets_are_refused(conn, field, text):
         "I keep keys in a drawer",
         "API design is my job",
         "my favourite token is the Chinese 福 character",
+        "my password is also strong",
+        "the password for my bank is stored in Bitwarden",
+        "order 123e4567-e89b-12d3-a456-426614174000",
     ],
 )
 def test_statements_about_secrets_pass(conn, value):

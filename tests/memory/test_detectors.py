@@ -109,6 +109,26 @@ MUST_FLAG = [
     ("access key AKIAIOSFODNN7EXAMPLE", "api_key"),
     ("GitLab token glpat-x8Yz3kQ9mW2pL7vN4bC1", "token"),
     ("session token Zx81kQ0pLm29vB7cN4tY", "token"),
+    # SPEC P-2: a filler word between "is" and the password does not turn it into a description.
+    ("my password is also sunflower", "password"),
+    ("my password is still sunflower", "password"),
+    ("my password is now sunflower", "password"),
+    ("my password is just sunflower", "password"),
+    ("my PIN is still 4821", "password"),
+    ("我的密码也是 sunflower", "password"),
+    ("密码现在是 482913", "password"),
+    # SPEC P-2: what the password is for, between the keyword and "is".
+    ("the password for my bank is Sunflower", "password"),
+    ("PIN for my card is 4821", "password"),
+    ("the wifi password at home is hunter22", "password"),
+    ("the password to my email was sunflower.", "password"),
+    ("the password for my bank is also sunflower", "password"),
+    ("我银行卡的密码是 sunflower88", "password"),
+    # SPEC P-2: licence and product keys in dashed groups of capitals and digits, keyword or not.
+    ("Windows key 7HJ2K-9QXPL-M3V8R-T6YWB-4DCFN", "license_key"),
+    ("license: ABCD-1234-EFGH-5678", "license_key"),
+    ("7HJ2K-9QXPL-M3V8R-T6YWB-4DCFN", "license_key"),
+    ("Office 激活码 A1B2C3-D4E5F6-G7H8I9-J0K1L2", "license_key"),
 ]
 
 # Ordinary text that a person writes about themselves: nothing may be found.
@@ -208,6 +228,29 @@ MUST_NOT_FLAG = [
     "the wifi key is on the router",
     "a pw is a password",
     "npm_modules and hf_datasets folders",
+    # SPEC P-2: a filler word before a description, or a password described by what it is for.
+    "my password is also strong",
+    "my password is still the same",
+    "my password is now longer",
+    "my password is nowhere to be found",
+    "the password for my bank is stored in Bitwarden",
+    "the password for my bank is easy to remember",
+    "the PIN for my card is on the back",
+    "I need a password for work, which is annoying",
+    "Password manager: 1Password",
+    "PIN the poster to the wall",
+    "用密码还是 Face ID 解锁",
+    # SPEC P-2: dashed numbers and codes that are no licence key: too few groups, groups of other
+    # sizes (dates, ISBNs, UUIDs, flights), no digit (a placeholder), or lowercase words.
+    "Born 1990-04-12",
+    "ISBN 978-3-16-148410-0",
+    "order 123e4567-e89b-12d3-a456-426614174000",
+    "Flight LH-400-FRA",
+    "Favourite song: Take On Me",
+    "Windows key XXXXX-XXXXX-XXXXX-XXXXX-XXXXX",
+    "Steam key ABCDE-12345-FGHIJ",
+    "photos in spring-break-trip-2024",
+    "Card 4111-1111-1111-1112",
 ]
 
 
@@ -256,6 +299,24 @@ def test_a_word_describing_a_password_is_not_one(word):
 def test_a_plain_word_after_a_password_keyword_is_a_password(template):
     text = template.format("sunflower")
     assert [(f.kind, text[f.start:f.end]) for f in detect(text)] == [("password", "sunflower")]
+
+
+# SPEC P-2: the finding is the password or key itself, past a filler word or what it is for.
+@pytest.mark.parametrize("text,kind,found", [
+    ("my password is also sunflower", "password", "sunflower"),
+    ("the password for my bank is Sunflower", "password", "Sunflower"),
+    ("PIN for my card is 4821", "password", "4821"),
+    ("我的密码也是 sunflower", "password", "sunflower"),
+    ("Windows key 7HJ2K-9QXPL-M3V8R-T6YWB-4DCFN.", "license_key", "7HJ2K-9QXPL-M3V8R-T6YWB-4DCFN"),
+])
+def test_the_finding_is_the_secret_itself(text, kind, found):
+    assert [(f.kind, text[f.start:f.end]) for f in detect(text)] == [(kind, found)]
+
+
+# SPEC P-2: a phone number is personal data, marked sensitive (D-1), but no secret a proposal must refuse.
+def test_a_dashed_phone_number_is_no_licence_key():
+    assert [f.kind for f in detect("Phone: 555-0134")] == ["phone_number"]
+    assert not is_secret("Phone: 555-0134")
 
 
 # SPEC P-2: the proposal check names what it found, so a refusal can say why.
