@@ -17,6 +17,11 @@
      the real bearer token;
    * ``sdk-anchor`` — the SDK's ``MCPServer`` (stateless, JSON responses)
      returning the same result from memory (``bench/targets/anchor.py``);
+   * ``async-floor`` — the anchor whose tool first does the product's work on
+     the outside world for a call (its three statements as captured from the
+     product, the guard's Redis GET) on asyncio drivers, checking and building
+     nothing: the floor of an asynchronous design (``bench/targets/floor_async.py``;
+     ``async-floor-psycopg`` and ``async-floor-1rt`` when named with ``--only``);
    * ``django-stack`` — the product's settings and middleware with a view that
      returns the product's response bytes; ``django-bare`` — Django with no
      middleware, same view; ``asgi-raw`` — a raw ASGI app, same bytes;
@@ -163,6 +168,13 @@ def _knows_pinning(checkout: Path) -> bool:
     return "--pin-cpus" in (checkout / "config" / "serving.py").read_text(encoding="utf-8")
 
 
+_ASYNC_FLOORS = (  # bench/targets/floor_async.py; only the first unless named with --only
+    ("async-floor", "asyncpg", "the anchor running the product's 3 statements + Redis GET on asyncpg, in turn"),
+    ("async-floor-psycopg", "psycopg", "the same on psycopg's asyncio connection"),
+    ("async-floor-1rt", "psycopg-1rt", "the same on psycopg, the 3 statements in one round trip beside the GET"),
+)
+
+
 def _targets(workers: int, pin: bool, files: dict[str, str], baseline: Path | None = None) -> list[dict]:
     compared = [] if baseline is None else [
         {"name": "product-base", "what": f"the product as checked out in {baseline.name} (same database)",
@@ -175,6 +187,10 @@ def _targets(workers: int, pin: bool, files: dict[str, str], baseline: Path | No
         *compared,
         {"name": "sdk-anchor", "what": "MCP SDK MCPServer (stateless, JSON), same result from memory",
          "command": lambda port: _launch("bench.targets.anchor:app", port, workers, pin, "on"), "token": False},
+        *({"name": name, "what": what, "token": True, "env": {"BENCH_FLOOR_DRIVER": driver},
+           "command": lambda port: _launch("bench.targets.floor_async:app", port, workers, pin, "on"),
+           "optional": name != "async-floor"}
+          for name, driver, what in _ASYNC_FLOORS),
         {"name": "django-stack", "what": "product settings + middleware, view returns the same bytes",
          "command": lambda port: _launch("bench.targets.floor_django:application", port, workers, pin),
          "env": {"BENCH_DJANGO_FLOOR": "stack"}, "token": False},
@@ -233,7 +249,8 @@ def run_targets(args, base_env: dict[str, str], services: list[measure.ProcessGr
     files = {"BENCH_RESULT_FILE": str(work / "result.json"), "BENCH_RESPONSE_FILE": str(work / "response.json")}
     baseline = Path(args.baseline).resolve() if args.baseline else None
     targets = [target for target in _targets(args.workers, not args.no_pin, files, baseline)
-               if not args.only or target["name"] in args.only or target["name"].startswith("product")]
+               if target["name"] in (args.only or ()) or target["name"].startswith("product")
+               or not args.only and not target.get("optional")]
     servers: dict[str, measure.Server] = {}
     tokens: dict[str, str | None] = {}
     sizes: dict[str, int] = {}
@@ -242,7 +259,7 @@ def run_targets(args, base_env: dict[str, str], services: list[measure.ProcessGr
         for target in targets:  # the product first: the others answer with its bytes
             token = grant.fresh_access_token() if target["token"] else None
             port = free_port()
-            env = dict(base_env, **files, **target.get("env", {}))
+            env = dict(base_env, **files, **target.get("env", {}), BENCH_TOKEN=token or "")
             cwd = target.get("cwd", BASE_DIR)
             if cwd != BASE_DIR:
                 env["PYTHONPATH"] = str(cwd)
@@ -429,6 +446,17 @@ def _ms(value_us: float) -> str:
     return f"{value_us / 1000:.2f}"
 
 
+_COMPARED = ("product", "product-base", *(name for name, _, _ in _ASYNC_FLOORS))  # each against the anchor
+
+
+def _against_anchor(name: str, entry: dict, anchor: dict) -> str:
+    load, single = entry["load"], entry["single"]
+    return (f"{name} / anchor: throughput {load.rps / anchor['load'].rps:.2f}×, "
+            f"p50 under load {load.latency_us['p50'] / anchor['load'].latency_us['p50']:.2f}×, "
+            f"p50 single connection {single.latency_us['p50'] / anchor['single'].latency_us['p50']:.2f}×, "
+            f"server CPU per request {load.cpu_us_per_request('server') / anchor['load'].cpu_us_per_request('server'):.2f}×")
+
+
 def report(machine: dict, args, targets: dict, scale: dict | None) -> str:
     lines = [
         f"Date: {machine['date']}; commit {machine['commit']}",
@@ -458,25 +486,15 @@ def report(machine: dict, args, targets: dict, scale: dict | None) -> str:
         )
     if "product" in targets and "sdk-anchor" in targets:
         product, anchor = targets["product"], targets["sdk-anchor"]
-        lines += [
-            "",
-            f"product / anchor: throughput {product['load'].rps / anchor['load'].rps:.2f}×, "
-            f"p50 under load {product['load'].latency_us['p50'] / anchor['load'].latency_us['p50']:.2f}×, "
-            f"p50 single connection {product['single'].latency_us['p50'] / anchor['single'].latency_us['p50']:.2f}×, "
-            f"server CPU per request {product['load'].cpu_us_per_request('server') / anchor['load'].cpu_us_per_request('server'):.2f}×",
-        ]
+        lines.append("")
+        lines += [_against_anchor(name, targets[name], anchor) for name in targets if name in _COMPARED]
         if "product-base" in targets:
             base = targets["product-base"]
-            lines.append(
-                f"product-base / anchor: throughput {base['load'].rps / anchor['load'].rps:.2f}×, "
-                f"p50 under load {base['load'].latency_us['p50'] / anchor['load'].latency_us['p50']:.2f}×, "
-                f"p50 single connection {base['single'].latency_us['p50'] / anchor['single'].latency_us['p50']:.2f}×, "
-                f"server CPU per request {base['load'].cpu_us_per_request('server') / anchor['load'].cpu_us_per_request('server'):.2f}×")
             lines.append(f"product / product-base: throughput {product['load'].rps / base['load'].rps:.2f}×, "
                          f"server CPU per request {product['load'].cpu_us_per_request('server') / base['load'].cpu_us_per_request('server'):.2f}×, "
                          f"PostgreSQL+Redis CPU per request "
                          f"{_services(product['load']) / _services(base['load']):.2f}×")
-        for name in ("product", "product-base"):
+        for name in _COMPARED:
             events = targets.get(name, {}).get("access_events")
             if events:
                 lines.append(f"Access records written during the measured runs of {name}: "
@@ -529,7 +547,8 @@ def main() -> int:
     parser.add_argument("--protocol", choices=(measure.LEGACY, measure.MODERN), default=measure.LEGACY,
                         help="the MCP revision every call is sent in (default: the handshake era; "
                         f"{measure.MODERN} is what the SDK's own client sends a server that answers discovery)")
-    parser.add_argument("--only", nargs="*", help="only these targets (the product always: it supplies the bytes)")
+    parser.add_argument("--only", nargs="*", help="only these targets (the product always: it supplies the bytes); "
+                        "async-floor-psycopg and async-floor-1rt run only when named here")
     parser.add_argument("--baseline", help="also serve the product from this checkout (e.g. a git worktree of an "
                         "earlier commit) as target product-base, measured in the same rounds")
     args = parser.parse_args()
