@@ -1,9 +1,11 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
+from apps.accounts.views import LoginView
+
 app_name = "accounts"
 
 urlpatterns = [
-    path("login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
+    path("login/", LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
 ]

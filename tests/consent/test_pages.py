@@ -105,6 +105,14 @@ def test_anonymous_get_redirects_to_login(path):
     assert response["Location"].startswith("/accounts/login/?next=")
 
 
+# SPEC I-3, W-1: a logged-in person sent to the login page goes on to the pages, whatever its ``next`` says —
+# even the login page itself, which Django's view turns into an error.
+@pytest.mark.parametrize("next_url", ["/accounts/login/", ""])
+def test_login_page_sends_a_logged_in_person_on(user, next_url):
+    response = client_for(user).get("/accounts/login/", {"next": next_url} if next_url else {})
+    assert response.status_code == 302 and response["Location"] == "/me/facts/"
+
+
 @pytest.mark.parametrize("path", [
     "/me/facts/add/", "/me/facts/1/edit/", "/me/facts/1/archive/", "/me/facts/1/sensitive/",
     "/me/assistants/1/shares/", "/me/assistants/1/narrow/", "/me/assistants/1/revoke/",
