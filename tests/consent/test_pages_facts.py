@@ -143,6 +143,19 @@ def test_stale_edit_is_refused_with_both_versions(user):
     assert 'name="version" value="2"' in body  # saving again applies over the new version
 
 
+# SPEC C-2, W-2: the same edit sent twice (a double click on a slow network) is saved once and said so; the
+# second request is no conflict, since it overwrites nothing.
+def test_the_same_edit_sent_twice_is_saved_once(user):
+    fact = make_fact(user, value="Green tea")
+    data = edit_data(fact, value="Black tea")
+    client = client_for(user)
+    first, second = (client.post(f"/me/facts/{fact.pk}/edit/", data) for _ in range(2))
+    assert first.status_code == second.status_code == 302
+    assert first["Location"] == second["Location"] == f"/me/facts/#fact-{fact.pk}"
+    fact.refresh_from_db()
+    assert (fact.value, fact.version) == ("Black tea", 2)
+
+
 # SPEC W-2, W-4: a refused save says so at the top of the page, with a link to the form, and the language
 # switch there returns to the page itself — the action's own address answers only POST.
 @pytest.mark.parametrize("refusal", ["stale", "bad_shape", "add"])

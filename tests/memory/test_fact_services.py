@@ -45,6 +45,14 @@ def test_stale_expected_version_is_refused(user):
     assert Fact.objects.get(pk=fact.pk).value == "Latte"
 
 
+# SPEC C-2: a stale edit asking for exactly what is saved now overwrites nothing, so it is no conflict.
+def test_stale_edit_that_changes_nothing_is_no_conflict(user):
+    fact = make_fact(user)
+    fact_update(fact=fact, value="Latte")
+    again = fact_update(fact=fact, expected_version=1, value=" Latte ")
+    assert (again.value, again.version) == ("Latte", 2)
+
+
 def test_archive_keeps_version(user):
     fact = fact_archive(fact=make_fact(user))
     assert (fact.status, fact.version) == ("archived", 1)

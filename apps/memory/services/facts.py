@@ -64,20 +64,22 @@ def fact_update(*, fact: Fact, expected_version: int | None = None, **changes) -
     """Apply ``changes``; the version moves only when category, label or value change (SPEC C-2).
 
     The row is locked, so two concurrent edits are applied one after the other;
-    ``expected_version`` turns a stale edit into ``FactVersionConflict``.
+    ``expected_version`` turns a stale edit into ``FactVersionConflict`` — unless
+    it asks for exactly what is saved now (the same edit sent twice): that
+    overwrites nothing, so it is no conflict.
     """
     unknown = set(changes) - set(EDITABLE_FIELDS)
     if unknown:
         raise ValidationError({name: "This field cannot be edited." for name in sorted(unknown)})
     locked = Fact.objects.select_for_update().get(pk=fact.pk)
-    if expected_version is not None and locked.version != expected_version:
-        raise FactVersionConflict(locked)
     for name in ("label", "value", "evidence"):
         if isinstance(changes.get(name), str):
             changes[name] = changes[name].strip()
     changed = [name for name, new in changes.items() if getattr(locked, name) != new]
     if not changed:
         return locked
+    if expected_version is not None and locked.version != expected_version:
+        raise FactVersionConflict(locked)
     for name in changed:
         setattr(locked, name, changes[name])
     if any(name in VERSIONED_FIELDS for name in changed):
