@@ -89,10 +89,36 @@ class IdListField(forms.MultipleChoiceField):
         return ids
 
 
+class SeenVersionsField(forms.MultipleChoiceField):
+    """``<fact id>:<version>`` pairs: what the page showed. A mapping fact id → version."""
+
+    def validate(self, value):
+        pass
+
+    def to_python(self, value):
+        seen = {}
+        for item in super().to_python(value):
+            fact_id, colon, version = item.partition(":")
+            if not colon or not all(part.isascii() and part.isdigit() and 0 < int(part) < 2**63
+                                    for part in (fact_id, version)):
+                raise ValidationError(_("Not a valid choice."), code="invalid_choice")
+            seen[int(fact_id)] = int(version)
+        return seen
+
+
 class ShareForm(forms.Form):
-    """Exactly the ticked facts are shared, each at its current version (SPEC D-4)."""
+    """Exactly the ticked facts are shared, each at its current version (SPEC D-4).
+
+    The page sends ``seen`` too — each offered fact at the version it showed —
+    so a fact that changed after the page was loaded is not shared unseen
+    (SPEC C-2). A form without it (a script posting ``share``) is acted on as sent.
+    """
 
     share = IdListField(required=False)
+    seen = SeenVersionsField(required=False)
+
+    def seen_versions(self) -> dict[int, int] | None:
+        return self.cleaned_data["seen"] if "seen" in self.data else None
 
 
 class NarrowForm(forms.Form):

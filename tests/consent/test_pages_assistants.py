@@ -59,6 +59,40 @@ def test_reconfirming_a_changed_fact(user, connection):
     assert list(visible_facts(connection=connection)) == [tea]
 
 
+# SPEC C-2, D-4: a sharing form opened before a fact changed never shares the new version, which the person
+# has not seen: nothing is saved, the page says why, and the person's other ticks are kept.
+def test_a_sharing_form_from_before_an_edit_shares_nothing_unseen(user, connection):
+    import re
+
+    from apps.memory.services import fact_update
+
+    tea, job, name = make_fact(user), make_fact(user, category="work_study"), make_fact(user, category="basic")
+    share(connection, tea)
+    client = client_for(user)
+    page = client.get(f"/me/assistants/{connection.pk}/").content.decode()
+    form = page[page.index('class="share-form"'):]
+    hidden = re.findall(r'<input type="hidden" name="([a-z]+)" value="([^"]*)"', form[:form.index("</form>")])
+    fact_update(fact=tea, value="Oolong, from my employer's kitchen")  # in another tab, meanwhile
+    before = snapshot()
+    data = {"share": [tea.pk, job.pk]}
+    for field, value in hidden:
+        data.setdefault(field, []).append(value)
+    response = client.post(f"/me/assistants/{connection.pk}/shares/", data)
+    assert response.status_code == 409
+    assert snapshot() == before and not visible_facts(connection=connection).exists()
+    body = response.content.decode()
+    assert "changed after this page was loaded" in body
+    assert f'value="{tea.pk}" id="share-box-{tea.pk}">' in body  # unticked: look at it first
+    assert f'value="{job.pk}" id="share-box-{job.pk}" checked>' in body  # the person's choice, kept
+    assert f'value="{name.pk}" id="share-box-{name.pk}">' in body
+    resent = re.findall(r'name="seen" value="([^"]*)"', body)
+    assert f"{tea.pk}:2" in resent  # saving the page as shown now shares what it shows
+    client.post(f"/me/assistants/{connection.pk}/shares/", {"share": [tea.pk, job.pk], "seen": resent})
+    assert set(visible_facts(connection=connection)) == {tea, job}
+    garbled = client.post(f"/me/assistants/{connection.pk}/shares/", {"share": [name.pk], "seen": [f"{name.pk}"]})
+    assert garbled.status_code == 400 and set(visible_facts(connection=connection)) == {tea, job}
+
+
 def test_narrow_removes_scopes_and_categories(user, connection):
     response = client_for(user).post(f"/me/assistants/{connection.pk}/narrow/", {
         "scopes": ["profile:read"], "categories": ["preferences"],

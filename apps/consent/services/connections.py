@@ -18,10 +18,11 @@ LAST_USED_RESOLUTION = timedelta(minutes=1)
 class ConsentError(Exception):
     """A request to grant or change access that the rules refuse."""
 
-    def __init__(self, code: str, message: str):
+    def __init__(self, code: str, message: str, *, fact_ids: tuple[int, ...] = ()):
         super().__init__(message)
         self.code = code
         self.message = message
+        self.fact_ids = fact_ids  # the facts the refusal is about, where it is about facts
 
 
 def _check(scopes: set[str], categories: set[str]) -> None:

@@ -11,11 +11,15 @@ from apps.consent.services.connections import ConsentError
 
 
 @transaction.atomic
-def shares_set(*, connection: Connection, fact_ids: set[int]) -> dict[int, int]:
+def shares_set(*, connection: Connection, fact_ids: set[int], seen: dict[int, int] | None = None) -> dict[int, int]:
     """Make exactly ``fact_ids`` shared with the connection, each at its current version.
 
     Ids that are not the user's shareable facts for this connection are refused
-    as a whole: nothing is written (SPEC C-1). Returns fact id → shared version.
+    as a whole: nothing is written (SPEC C-1). ``seen`` (fact id → version), when
+    given, is what the person was shown: a fact that changed since — or was not
+    shown at all — is refused as a whole too (``changed``), so a form opened
+    before an edit never confirms the new content unseen (SPEC C-2). Returns
+    fact id → shared version.
     """
     locked = Connection.objects.select_for_update().get(pk=connection.pk)
     if locked.revoked_at is not None:
@@ -24,6 +28,11 @@ def shares_set(*, connection: Connection, fact_ids: set[int]) -> dict[int, int]:
     refused = sorted(set(fact_ids) - set(versions))
     if refused:
         raise ConsentError("not_shareable", f"facts that cannot be shared with this assistant: {refused}")
+    if seen is not None:
+        unseen = tuple(sorted(fid for fid, version in versions.items() if seen.get(fid) != version))
+        if unseen:
+            raise ConsentError("changed", f"facts that changed since they were shown: {list(unseen)}",
+                               fact_ids=unseen)
     FactShare.objects.filter(connection=locked).exclude(fact_id__in=versions).delete()
     current = dict(FactShare.objects.filter(connection=locked).values_list("fact_id", "fact_version"))
     now = clock.now()

@@ -30,15 +30,18 @@ class AssistantsView(MePage):
 class ConnectionPageMixin(MePage):
     nav = "assistants"
 
-    def render_connection(self, pk, *, error=None, proposal_form=None, status=200):
-        """The connection's page; after a refused action, with the reason on top and the failed form in place."""
+    def render_connection(self, pk, *, error=None, proposal_form=None, ticked=None, status=200):
+        """The connection's page; after a refused action, with the reason on top and the failed form in place.
+
+        ``ticked``: the fact ids to show ticked in the sharing form instead of what is shared now.
+        """
         page = pages.connection_page(user=self.request.user, connection_id=pk)
         failed_pk, failed_form = proposal_form or (None, None)
         for item in page.get("open_proposals", []):
             if item.state == "pending":
                 item.form = failed_form if item.proposal.pk == failed_pk else ProposalEditForm.for_proposal(
                     item.proposal, initial_share=item.target_shared)
-        page.update(error=error, failed_proposal=failed_pk)
+        page.update(error=error, failed_proposal=failed_pk, ticked=ticked)
         return self.render_page(TEMPLATE, page, status=status, page_path=reverse("consent:assistant", args=[pk]))
 
 
@@ -57,8 +60,12 @@ class SharesView(ConnectionPageMixin, MeAction):
             return self.render_connection(pk, error=_("The sharing form was not understood. Nothing was changed."),
                                           status=400)
         try:
-            shared = shares_set(connection=connection, fact_ids=form.cleaned_data["share"])
+            shared = shares_set(connection=connection, fact_ids=form.cleaned_data["share"],
+                                seen=form.seen_versions())
         except ConsentError as error:
+            if error.code == "changed":  # SPEC C-2: keep the person's choice, minus what they have not seen
+                return self.render_connection(pk, error=consent_error_message(error), status=409,
+                                              ticked=form.cleaned_data["share"] - set(error.fact_ids))
             return self.render_connection(pk, error=consent_error_message(error), status=400)
         messages.success(request, ngettext(
             "Saved: %(count)d fact is shared with %(name)s.",

@@ -17,6 +17,10 @@ CONSENT_ERRORS = {
         "Some of the ticked facts cannot be shared with this assistant (they changed, became sensitive, "
         "or are outside its categories). Nothing was changed — please check the list and save again."
     ),
+    "changed": _(
+        "Some of the ticked facts changed after this page was loaded, so you have not seen what they say now. "
+        "Nothing was saved: they are unticked below — look at them and save again."
+    ),
     "widening_refused": _("Access can only be removed here. To give more, the assistant has to ask again."),
 }
 CONSENT_ERROR_DEFAULT = _("This change is not allowed. Nothing was changed.")
