@@ -22,3 +22,13 @@ def unstorable_text_reason(text: str) -> str | None:
     if found.group() == "\x00":
         return "must not contain NUL characters"
     return "is not valid Unicode text (a lone surrogate)"
+
+
+# Unicode direction controls (embeddings, overrides, isolates, marks): inside a sentence of ours, the one in
+# someone else's text would turn the rest of the sentence around.
+_DIRECTION_CONTROLS = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def without_direction_controls(text: str) -> str:
+    """``text`` without Unicode direction controls, for showing it inside other text."""
+    return _DIRECTION_CONTROLS.sub("", text)

@@ -16,6 +16,7 @@ from oauth2_provider.exceptions import OAuthToolkitError
 from oauth2_provider.models import get_application_model
 from oauthlib.oauth2.rfc6749 import errors
 
+from apps.common.text import without_direction_controls
 from apps.consent import scopes as scope_rules
 from apps.consent.services import ConsentError, connection_authorize
 from apps.memory.models import Category
@@ -135,7 +136,7 @@ class ConsentView(dot_views.AuthorizationView):
         context = self.get_context_data(
             form=form,
             application=application,
-            assistant_name=(application.name or "").strip(),
+            assistant_name=without_direction_controls(application.name or "").strip(),
             redirect_host=urlsplit(offer.redirect_uri).netloc,
             scope_rows=[
                 {"name": name, "description": scope_rules.DESCRIPTIONS[name], "checked": name in chosen_scopes}

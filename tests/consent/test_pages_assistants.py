@@ -228,6 +228,32 @@ def test_revoked_connection_cannot_be_shared_with_or_narrowed(user, connection, 
     assert snapshot() == before
 
 
+# SPEC A-7, W-3: what an assistant wrote itself — its name, its suggestions — is shown as isolated text, so
+# a direction control in it (U+202E RIGHT-TO-LEFT OVERRIDE …) never turns the page's own sentences around.
+def test_an_assistants_own_text_cannot_turn_the_page_around(user):
+    import re
+
+    from apps.consent.services import proposal_submit
+
+    controls = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+    connection = make_connection(user, application=make_application("Evil \u202eBot\u2066"))
+    tea = make_fact(user)
+    proposal_submit(connection=connection, arguments={
+        "op": "add", "category": "preferences", "label": "Walk \u202e", "value": "Every \u202eevening",
+        "evidence": "Said so \u202b"})
+    client = client_for(user)
+    bodies = [client.get(path).content.decode() for path in ("/me/assistants/", f"/me/assistants/{connection.pk}/")]
+    bodies.append(client.post(f"/me/assistants/{connection.pk}/shares/", {"share": [tea.pk]}, follow=True)
+                  .content.decode())
+    for body in bodies:
+        assert "<bdi>Evil Bot</bdi>" in body
+        # An isolate, or a form field's own value (a paragraph of its own), holds them; nothing else does.
+        contained = r"<bdi>[^<]*</bdi>|<textarea[^>]*>[^<]*</textarea>|<input [^>]*>"
+        assert not controls.findall(re.sub(contained, "", body))
+    assert "Tick the facts <bdi>Evil Bot</bdi> may read." in bodies[1]
+    assert "<bdi>Walk \u202e</bdi>" in bodies[1]  # the suggestion as it would be saved, contained
+
+
 # SPEC D-8, M-11, W-3: memory records an assistant was sent show in its access history, and in the download.
 def test_history_shows_memory_records_sent(user, connection):
     access_event_record(connection=connection, tool="memory_search", refs=["todo:7", "episode:3"])

@@ -113,7 +113,11 @@ class Flow:
 
 
 def registered(client) -> Flow:
-    response = register(client)
+    return registered_as(client)
+
+
+def registered_as(client, **overrides) -> Flow:
+    response = register(client, **overrides)
     assert response.status_code == 201, response.content
     data = response.json()
     flow = Flow(client_id=data["client_id"])

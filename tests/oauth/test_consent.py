@@ -53,6 +53,18 @@ def test_page_shows_who_asks_and_for_what(assistant, browser):
     assert "no-store" in page["Cache-Control"] or "max-age=0" in page["Cache-Control"]
 
 
+# SPEC A-7: the self-declared name is the assistant's own, isolated text: a direction control in it (here
+# U+202E RIGHT-TO-LEFT OVERRIDE) cannot turn around the "unverified" mark or anything else on the page.
+def test_a_name_with_direction_controls_stays_in_its_place(assistant, browser):
+    import re
+
+    flow = oauth_flow.registered_as(assistant, client_name="Helpful \u202eAssistant")
+    page, _ = consent_page(browser, flow)
+    html = page.content.decode()
+    assert '<strong id="assistant-name"><bdi>Helpful Assistant</bdi></strong>' in html
+    assert not re.search("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]", html)
+
+
 # SPEC A-5, C-4, I-4: requested scopes ticked except context:search; five categories ticked, three closed.
 def test_default_choices(assistant, browser):
     flow = oauth_flow.registered(assistant)

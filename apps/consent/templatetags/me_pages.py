@@ -8,7 +8,9 @@ from urllib.parse import urlsplit
 from django import template
 from django.utils import timezone
 from django.utils.html import format_html
+from django.utils.translation import gettext as _
 
+from apps.common.text import without_direction_controls
 from apps.consent import scopes as scope_rules
 from apps.memory.models import Category
 
@@ -41,3 +43,15 @@ def redirect_host(application) -> str:
     """The host the assistant sends people back to: the one thing about it we can check."""
     first = (application.redirect_uris or "").split()
     return (urlsplit(first[0]).netloc if first else "") or ""
+
+
+@register.filter
+def assistant_name(application) -> str:
+    """The assistant's self-chosen name as plain text, without direction controls (SPEC A-7)."""
+    return without_direction_controls(application.name or "").strip() or _("Unnamed assistant")
+
+
+@register.filter
+def isolated(text):
+    """Text someone else wrote, in a ``<bdi>``: its direction never spills into the sentence around it."""
+    return format_html("<bdi>{}</bdi>", text)

@@ -10,6 +10,7 @@ from django.utils.translation import ngettext
 
 from apps.consent.forms import NarrowForm, ProposalEditForm, ShareForm
 from apps.consent.services import ConsentError, connection_narrow, connection_revoke, shares_set
+from apps.consent.templatetags.me_pages import assistant_name
 from apps.consent.views import pages
 from apps.consent.views.mixins import MeAction, MePage, consent_error_message
 
@@ -71,7 +72,7 @@ class SharesView(ConnectionPageMixin, MeAction):
             "Saved: %(count)d fact is shared with %(name)s.",
             "Saved: %(count)d facts are shared with %(name)s.",
             len(shared),
-        ) % {"count": len(shared), "name": connection.application.name})
+        ) % {"count": len(shared), "name": assistant_name(connection.application)})
         return redirect(_section(connection, "sharing"))
 
 
@@ -92,7 +93,7 @@ class NarrowView(ConnectionPageMixin, MeAction):
         except ConsentError as error:
             return self.render_connection(pk, error=consent_error_message(error), status=400)
         messages.success(request, _("Saved. %(name)s has only what is ticked now, from its next request on.")
-                         % {"name": connection.application.name})
+                         % {"name": assistant_name(connection.application)})
         return redirect(_section(connection, "access"))
 
 
@@ -103,5 +104,5 @@ class RevokeView(MeAction):
         connection = connection_revoke(connection=pages.connection_for(user=request.user, connection_id=pk))
         messages.success(request, _(
             "%(name)s can no longer reach your memory. What it was already sent cannot be recalled."
-        ) % {"name": connection.application.name})
+        ) % {"name": assistant_name(connection.application)})
         return redirect("consent:assistants")

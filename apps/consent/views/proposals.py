@@ -8,9 +8,11 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from apps.common.text import without_direction_controls
 from apps.consent.forms import ProposalConfirmForm, ProposalEditForm
 from apps.consent.selectors import visible_facts
 from apps.consent.services import ProposalError, proposal_confirm, proposal_edit, proposal_ignore
+from apps.consent.templatetags.me_pages import assistant_name
 from apps.consent.views import pages
 from apps.consent.views.assistants import ConnectionPageMixin
 from apps.consent.views.mixins import MeAction
@@ -41,15 +43,16 @@ class ProposalAction(ConnectionPageMixin, MeAction):
 
     def confirmed(self, proposal, wanted_share: bool):
         """Say plainly what confirming did, including whether the assistant now sees the result."""
-        name = proposal.connection.application.name
+        name = assistant_name(proposal.connection.application)
         fact = proposal.result_fact
+        label = without_direction_controls(fact.label) if fact else ""  # words an assistant suggested
         if proposal.status == "conflict":
             messages.warning(self.request, _(
                 "Not applied: the fact changed after %(name)s suggested this. Nothing was overwritten — "
                 "both versions are shown below."
             ) % {"name": name})
         elif proposal.op == "archive":
-            messages.success(self.request, _("Archived “%(label)s”.") % {"label": fact.label})
+            messages.success(self.request, _("Archived “%(label)s”.") % {"label": label})
         else:
             shared = visible_facts(connection=proposal.connection).filter(pk=fact.pk).exists()
             if shared:
@@ -59,7 +62,7 @@ class ProposalAction(ConnectionPageMixin, MeAction):
                          "category %(name)s cannot see).")
             else:
                 text = _("Saved “%(label)s”. It is not shared with %(name)s.")
-            messages.success(self.request, text % {"label": fact.label, "name": name})
+            messages.success(self.request, text % {"label": label, "name": name})
         return redirect(_anchor(proposal))
 
 
