@@ -148,6 +148,27 @@ def test_already_handled_proposal_answers_conflict(user, connection):
     assert not Fact.objects.exists()
 
 
+# SPEC P-6, W-5: the same decision sent twice (a double click on a slow network) is answered as the first
+# one was — not with "already handled, nothing was changed", which the person would take for a failure.
+@pytest.mark.parametrize("action,data,status", [
+    ("confirm", {"share": "on"}, "confirmed"),
+    ("edit", {"category": "habits", "label": "Coffee", "value": "One a day", "action": "confirm"}, "confirmed"),
+    ("ignore", {}, "ignored"),
+])
+def test_the_same_decision_sent_twice_is_answered_as_the_first(user, connection, action, data, status):
+    proposal = propose(connection)
+    client = client_for(user)
+    first, second = (client.post(f"/me/proposals/{proposal.pk}/{action}/", data) for _ in range(2))
+    assert first.status_code == second.status_code == 302
+    assert first["Location"] == second["Location"] == f"/me/assistants/{connection.pk}/#proposal-{proposal.pk}"
+    proposal.refresh_from_db()
+    assert proposal.status == status and Fact.objects.count() == (status == "confirmed")
+    shown = client.get(second["Location"]).content.decode()
+    assert "already handled" not in shown
+    assert ("Helpful Assistant sees this version." if action == "confirm" else
+            "It is not shared with Helpful Assistant." if action == "edit" else "Ignored. Nothing was saved.") in shown
+
+
 @pytest.mark.parametrize("action,data", [
     ("confirm", {"share": "on"}),
     ("ignore", {}),

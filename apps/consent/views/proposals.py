@@ -10,6 +10,7 @@ from django.utils.translation import gettext_lazy
 
 from apps.common.text import without_direction_controls
 from apps.consent.forms import ProposalConfirmForm, ProposalEditForm
+from apps.consent.models import Proposal
 from apps.consent.selectors import visible_facts
 from apps.consent.services import ProposalError, proposal_confirm, proposal_edit, proposal_ignore
 from apps.consent.templatetags.me_pages import assistant_name
@@ -40,6 +41,21 @@ class ProposalAction(ConnectionPageMixin, MeAction):
         message, status = ERRORS.get(getattr(error, "code", ""), DEFAULT_ERROR)
         return self.render_connection(proposal.connection_id, error=message, status=status,
                                       proposal_form=(proposal.pk, form) if form is not None else None)
+
+    def decided_before(self, proposal, error: ProposalError, statuses: tuple[str, ...], wording=None):
+        """The proposal, if ``error`` is that it was already decided as this action decides it (else None).
+
+        The same decision sent twice (a double click on a slow network) is then answered as the
+        first one was, rather than as a refusal. ``wording``: the edit's fields, which must match.
+        """
+        if error.code != "not_pending":
+            return None
+        decided = pages.proposal_for(user=self.request.user, proposal_id=proposal.pk)
+        if decided.status not in statuses:
+            return None
+        if wording and any(getattr(decided, name) != text.strip() for name, text in wording.items()):
+            return None
+        return decided
 
     def confirmed(self, proposal, wanted_share: bool):
         """Say plainly what confirming did, including whether the assistant now sees the result."""
@@ -75,7 +91,9 @@ class ProposalConfirmView(ProposalAction):
             result = proposal_confirm(proposal=proposal, user=request.user,
                                       share_with_connection=form.cleaned_data["share"])
         except ProposalError as error:
-            return self.refuse(proposal, error)
+            result = self.decided_before(proposal, error, (Proposal.Status.CONFIRMED, Proposal.Status.CONFLICT))
+            if result is None:
+                return self.refuse(proposal, error)
         return self.confirmed(result, form.cleaned_data["share"])
 
 
@@ -90,6 +108,11 @@ class ProposalEditView(ProposalAction):
         try:
             edited = proposal_edit(proposal=proposal, user=request.user, **form.changes())
         except ProposalError as error:
+            if request.POST.get("action") == "confirm":
+                decided = self.decided_before(proposal, error, (Proposal.Status.CONFIRMED, Proposal.Status.CONFLICT),
+                                              wording=form.changes())
+                if decided is not None:
+                    return self.confirmed(decided, form.cleaned_data["share"])
             if error.field in form.fields:
                 form.add_error(error.field, ERRORS.get(error.code, DEFAULT_ERROR)[0])
             return self.refuse(proposal, error, form=form)
@@ -110,6 +133,7 @@ class ProposalIgnoreView(ProposalAction):
         try:
             proposal_ignore(proposal=proposal, user=request.user)
         except ProposalError as error:
-            return self.refuse(proposal, error)
+            if self.decided_before(proposal, error, (Proposal.Status.IGNORED,)) is None:
+                return self.refuse(proposal, error)
         messages.success(request, _("Ignored. Nothing was saved."))
         return redirect(_anchor(proposal))
