@@ -7,7 +7,7 @@ import pytest
 from apps.memory.models import Fact
 from apps.memory.services import fact_update
 from tests.consent.factories import make_connection, make_fact, share
-from tests.consent.test_pages_support import client_for, compiled_catalogs, snapshot  # noqa: F401
+from tests.consent.test_pages_support import client_for, compiled_catalogs, snapshot, visible_text  # noqa: F401
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("compiled_catalogs")]
 
@@ -120,6 +120,18 @@ def test_edit_fact_bumps_version_and_warns_when_shared(user):
     page = client.get(f"/me/assistants/{connection.pk}/").content.decode()
     assert "Changed since shared — confirm again" in page
     assert f'value="{fact.pk}" id="share-box-{fact.pk}">' in page  # offered again, not ticked
+
+
+# SPEC C-1: a guess reaches no assistant, even one it was shared with; the page says so rather than
+# "shared with 1 assistant", and says what confirming it would do.
+def test_a_shared_guess_is_not_called_shared(user):
+    fact = make_fact(user)
+    share(make_connection(user), fact)
+    fact_update(fact=fact, certainty="guess")
+    body = visible_text(client_for(user).get("/me/facts/").content.decode())
+    assert "Shared with 1 assistant" not in body
+    assert "A guess: no assistant sees it while it is one." in body
+    assert "Confirming it lets the 1 assistant you shared it with see it again." in body
 
 
 def test_edit_of_evidence_keeps_version(user):
