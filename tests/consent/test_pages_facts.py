@@ -194,6 +194,23 @@ def test_a_refused_save_says_so_on_top_and_the_language_switch_returns_to_the_pa
     assert switched.status_code == 200 and switched.redirect_chain[-1][0] == f"/me/facts/{anchor}"
 
 
+# SPEC W-2: an edit sent from a page opened before the fact was archived (in another tab) saves nothing —
+# an archived fact stays as it was — and says so; the person's wording waits in the add form.
+def test_an_edit_of_a_fact_archived_meanwhile_saves_nothing_and_keeps_the_wording(user):
+    from apps.memory.services import fact_archive
+
+    fact = make_fact(user, value="Green tea")
+    data = edit_data(fact, value="Black tea")
+    fact_archive(fact=fact)
+    before = snapshot()
+    response = client_for(user).post(f"/me/facts/{fact.pk}/edit/", data)
+    assert response.status_code == 409 and snapshot() == before
+    body = response.content.decode()
+    assert "was archived meanwhile" in body[body.index('id="error"'):body.index('id="add"')]
+    add_form = body[body.index('id="add"'):body.index("</details>", body.index('id="add"'))]
+    assert 'id="add" open' in body and "Black tea</textarea>" in add_form
+
+
 def test_edit_with_bad_shape_is_refused(user):
     fact = make_fact(user)
     response = client_for(user).post(f"/me/facts/{fact.pk}/edit/", edit_data(fact, label=""))

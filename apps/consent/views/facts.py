@@ -11,6 +11,7 @@ from django.utils.translation import gettext as _
 from apps.consent.forms import FactAddForm, FactEditForm, SensitiveForm
 from apps.consent.views import pages, submissions
 from apps.consent.views.mixins import MeAction, MePage
+from apps.memory.models import FactStatus
 from apps.memory.services import FactVersionConflict, fact_archive, fact_create, fact_update
 
 TEMPLATE = "me/facts.html"
@@ -23,15 +24,23 @@ def _to_fact(fact) -> str:
 class FactsPageMixin(MePage):
     nav = "facts"
 
-    def render_facts(self, *, add_form=None, edit_for=None, edit_form=None, conflict=None, status=200):
-        """The page, with a failed form (and its errors) in place of the blank one."""
+    def render_facts(self, *, add_form=None, edit_for=None, edit_form=None, conflict=None, archived=None,
+                     status=200):
+        """The page, with a failed form (and its errors) in place of the blank one.
+
+        ``archived``: a fact archived before the person's edit of it arrived; their wording fills the add form.
+        """
         page = pages.facts_page(user=self.request.user)
         for row in page.rows:
             row.form = edit_form if row.fact.pk == edit_for else FactEditForm.for_fact(row.fact)
-        add_form = add_form or FactAddForm(auto_id="add-%s", initial={"submission": submissions.new()})
+        initial = {"submission": submissions.new()}
+        if archived is not None and edit_form is not None:
+            initial.update({name: edit_form.data.get(name, "") for name in FactEditForm.declared_fields
+                            if name != "version"})
+        add_form = add_form or FactAddForm(auto_id="add-%s", initial=initial)
         context = {"page": page, "add_form": add_form,
-                   "edit_for": edit_for, "conflict": conflict}
-        anchor = f"#fact-{edit_for}" if edit_for else "#add" if add_form.is_bound else ""
+                   "edit_for": edit_for, "conflict": conflict, "archived_edit": archived}
+        anchor = f"#fact-{edit_for}" if edit_for else "#add" if add_form.is_bound or archived else ""
         return self.render_page(TEMPLATE, context, status=status, page_path=reverse("consent:facts") + anchor)
 
 
@@ -66,6 +75,8 @@ class FactEditView(FactsPageMixin, MeAction):
     def post(self, request, pk):
         fact = pages.fact_for(user=request.user, fact_id=pk)
         form = FactEditForm(request.POST, auto_id=f"fact{fact.pk}-%s")
+        if fact.status == FactStatus.ARCHIVED:  # archived in another tab meanwhile: it stays as it was
+            return self.render_facts(edit_form=form, archived=fact, status=409)
         if not form.is_valid():
             return self.render_facts(edit_for=fact.pk, edit_form=form, status=400)
         try:
