@@ -93,6 +93,24 @@ def test_a_sharing_form_from_before_an_edit_shares_nothing_unseen(user, connecti
     assert garbled.status_code == 400 and set(visible_facts(connection=connection)) == {tea, job}
 
 
+def test_a_refused_sharing_form_keeps_the_persons_other_ticks(user, connection):
+    # SPEC C-1, W-2: a fact that cannot be shared refuses the whole save; the page comes back with the
+    # person's other choices still ticked, so saving again is one click, not the whole list again.
+    from apps.memory.services import fact_update
+
+    tea, job = make_fact(user), make_fact(user, category="work_study")
+    secret = make_fact(user, category="basic")
+    fact_update(fact=secret, sensitive=True)  # meanwhile, in another tab
+    client = client_for(user)
+    before = snapshot()
+    response = client.post(f"/me/assistants/{connection.pk}/shares/", {"share": [tea.pk, job.pk, secret.pk]})
+    assert response.status_code == 400 and snapshot() == before
+    body = response.content.decode()
+    assert f'value="{tea.pk}" id="share-box-{tea.pk}" checked>' in body
+    assert f'value="{job.pk}" id="share-box-{job.pk}" checked>' in body
+    assert f'id="share-box-{secret.pk}" checked' not in body
+
+
 def test_narrow_removes_scopes_and_categories(user, connection):
     response = client_for(user).post(f"/me/assistants/{connection.pk}/narrow/", {
         "scopes": ["profile:read"], "categories": ["preferences"],

@@ -27,7 +27,8 @@ def shares_set(*, connection: Connection, fact_ids: set[int], seen: dict[int, in
     versions = dict(shareable_facts(connection=locked).filter(id__in=fact_ids).values_list("id", "version"))
     refused = sorted(set(fact_ids) - set(versions))
     if refused:
-        raise ConsentError("not_shareable", f"facts that cannot be shared with this assistant: {refused}")
+        raise ConsentError("not_shareable", f"facts that cannot be shared with this assistant: {refused}",
+                           fact_ids=tuple(refused))
     if seen is not None:
         unseen = tuple(sorted(fid for fid, version in versions.items() if seen.get(fid) != version))
         if unseen:

@@ -64,10 +64,10 @@ class SharesView(ConnectionPageMixin, MeAction):
             shared = shares_set(connection=connection, fact_ids=form.cleaned_data["share"],
                                 seen=form.seen_versions())
         except ConsentError as error:
-            if error.code == "changed":  # SPEC C-2: keep the person's choice, minus what they have not seen
-                return self.render_connection(pk, error=consent_error_message(error), status=409,
-                                              ticked=form.cleaned_data["share"] - set(error.fact_ids))
-            return self.render_connection(pk, error=consent_error_message(error), status=400)
+            # The person's choice is kept, minus the facts the refusal is about (unseen or unshareable).
+            return self.render_connection(pk, error=consent_error_message(error),
+                                          status=409 if error.code == "changed" else 400,
+                                          ticked=form.cleaned_data["share"] - set(error.fact_ids))
         messages.success(request, ngettext(
             "Saved: %(count)d fact is shared with %(name)s.",
             "Saved: %(count)d facts are shared with %(name)s.",
