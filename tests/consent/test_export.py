@@ -75,3 +75,19 @@ def test_export_download(user, setup):
 def test_export_needs_login():
     response = anonymous_client().get("/me/export/")
     assert response.status_code == 302 and "/accounts/login/" in response["Location"]
+
+
+# SPEC J-2, P-5: a pending proposal past its 30 days is expired in the download even before the
+# hourly sweep has recorded it (the local default schedules no sweep at all).
+def test_export_shows_proposals_past_expiry_as_expired_before_the_sweep(user, frozen_clock):
+    from apps.consent.services import proposal_submit
+
+    connection = make_connection(user)
+    arguments = {"op": "add", "category": "preferences", "label": "Coffee", "value": "Flat white"}
+    old = proposal_submit(connection=connection, arguments=arguments)
+    frozen_clock.advance(timedelta(days=29))
+    fresh = proposal_submit(connection=connection, arguments={**arguments, "label": "Tea"})
+    frozen_clock.advance(timedelta(days=1))  # old: exactly 30 days, fresh: 1 day
+
+    proposals = {p["id"]: p["status"] for p in export_for(user=user)["assistants"][0]["proposals"]}
+    assert proposals == {old.pk: "expired", fresh.pk: "pending"}

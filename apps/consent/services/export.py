@@ -21,7 +21,7 @@ FORMAT = "lifeos-memory-export"
 FORMAT_VERSION = 1
 
 FACT_FIELDS = ("id", "category", "label", "value", "evidence", "certainty", "sensitive", "status", "version")
-PROPOSAL_FIELDS = ("id", "op", "category", "label", "value", "evidence", "target_fact_id", "target_version", "status")
+PROPOSAL_FIELDS = ("id", "op", "category", "label", "value", "evidence", "target_fact_id", "target_version")
 
 
 def _time(moment: datetime | None) -> str | None:
@@ -37,7 +37,14 @@ def _hosts(application) -> list[str]:
     return sorted({urlsplit(uri).netloc for uri in (application.redirect_uris or "").split() if uri})
 
 
-def _connection(connection: Connection) -> dict:
+def _proposal(proposal: Proposal, now: datetime) -> dict:
+    # The status as of now: a pending proposal past its expiry is expired before any sweep records it (SPEC J-2).
+    return {**{name: getattr(proposal, name) for name in PROPOSAL_FIELDS}, "status": proposal.status_at(now),
+            "created_at": _time(proposal.created_at), "expires_at": _time(proposal.expires_at),
+            "decided_at": _time(proposal.decided_at)}
+
+
+def _connection(connection: Connection, now: datetime) -> dict:
     application = connection.application
     return {
         "id": connection.pk,
@@ -54,11 +61,7 @@ def _connection(connection: Connection) -> dict:
             {"fact_id": share.fact_id, "fact_version": share.fact_version, "shared_at": _time(share.shared_at)}
             for share in connection.shares.all()
         ],
-        "proposals": [
-            {**{name: getattr(p, name) for name in PROPOSAL_FIELDS},
-             "created_at": _time(p.created_at), "expires_at": _time(p.expires_at), "decided_at": _time(p.decided_at)}
-            for p in connection.proposals.all()
-        ],
+        "proposals": [_proposal(p, now) for p in connection.proposals.all()],
         "access_history": [
             {"at": _time(event.created_at), "tool": event.tool,
              "facts": [{"fact_id": pair[0], "version": pair[1]} for pair in event.facts
@@ -81,11 +84,12 @@ def export_for(*, user) -> dict:
         )
         .order_by("created_at", "id")
     )
+    now = clock.now()
     return {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
-        "exported_at": _time(clock.now()),
+        "exported_at": _time(now),
         "user": {"username": user.get_username()},
         "facts": [_fact(fact) for fact in Fact.objects.filter(owner=user).order_by("id")],
-        "assistants": [_connection(connection) for connection in connections],
+        "assistants": [_connection(connection, now) for connection in connections],
     }
