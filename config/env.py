@@ -15,6 +15,7 @@ VAR_DIR = BASE_DIR / "var"
 
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
+DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 def _is_loopback(host: str) -> bool:
@@ -69,11 +70,28 @@ class Env:
 
     @property
     def public_base_url(self) -> str:
-        url = self.str("PUBLIC_BASE_URL", "http://127.0.0.1:8787").rstrip("/")
+        """The origin, spelled as clients normalise a URL: lowercase scheme and host, no default port.
+
+        The ``/mcp`` resource is compared as a plain string with the resource
+        indicator a client sends, and MCP clients send the URL normalised; any
+        other spelling (``https://Memory.example.com:443``, a newline left by a
+        secret file) would have every token request refused.
+        """
+        url = self.str("PUBLIC_BASE_URL", "http://127.0.0.1:8787").strip().rstrip("/")
         parts = urlsplit(url)
-        if parts.scheme not in {"http", "https"} or not parts.hostname or parts.path or parts.query:
+        try:
+            port = parts.port
+        except ValueError:  # not a number, or out of range
+            port = -1
+        if (
+            parts.scheme not in DEFAULT_PORTS or not parts.hostname or parts.path or port == -1
+            or any(char in url for char in "?#@") or any(char.isspace() for char in url)
+        ):
             raise ImproperlyConfigured("PUBLIC_BASE_URL must be an origin such as https://memory.example.com")
-        return url
+        netloc = parts.netloc.lower().removesuffix(":")
+        if port == DEFAULT_PORTS[parts.scheme]:
+            netloc = netloc.rsplit(":", 1)[0]
+        return f"{parts.scheme}://{netloc}"
 
     @property
     def is_local(self) -> bool:

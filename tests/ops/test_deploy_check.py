@@ -54,3 +54,47 @@ def test_check_deploy_flags_a_weakened_environment(results, name):
     result, (_, expected) = results[name], WEAKENED[name]
     assert result.returncode != 0
     assert expected in result.stdout + result.stderr
+
+
+# SPEC I-1, A-6: PUBLIC_BASE_URL is the origin as clients spell it. The /mcp resource is compared with the
+# resource indicator a client sends as a plain string, and MCP clients send the URL normalised (lowercase
+# scheme and host, no default port): any other spelling — or a newline left by a secret file — would have
+# every token request refused while discovery looked fine.
+@pytest.mark.parametrize(("given", "origin"), [
+    ("https://memory.example.com", "https://memory.example.com"),
+    ("https://memory.example.com/", "https://memory.example.com"),
+    ("https://memory.example.com\n", "https://memory.example.com"),
+    ("  https://memory.example.com  ", "https://memory.example.com"),
+    ("HTTPS://Memory.Example.COM", "https://memory.example.com"),
+    ("https://memory.example.com:443", "https://memory.example.com"),
+    ("https://memory.example.com:", "https://memory.example.com"),
+    ("https://memory.example.com:8443/", "https://memory.example.com:8443"),
+    ("http://127.0.0.1:80", "http://127.0.0.1"),
+    ("http://[::1]:8787", "http://[::1]:8787"),
+])
+def test_public_base_url_is_read_as_the_origin_clients_send(settings_for, given, origin):
+    names = settings_for({**PRODUCTION_ENV, "PUBLIC_BASE_URL": given})
+    assert names["PUBLIC_BASE_URL"] == origin
+    assert names["MCP_RESOURCE_URL"] == origin + "/mcp"
+    assert names["OAUTH2_PROVIDER"]["OAUTH2_PROTECTED_RESOURCE_IDENTIFIER"] == origin + "/mcp"
+
+
+# SPEC I-1: anything that is not an origin is refused at start-up, never served with a broken resource.
+@pytest.mark.parametrize("given", [
+    "https://memory.example.com/mcp",
+    "https://memory.example.com?",
+    "https://memory.example.com?x=1",
+    "https://memory.example.com#",
+    "https://memory.example.com#top",
+    "https://admin:secret@memory.example.com",
+    "https://memory.example.com:99999",
+    "https://memory.example.com:https",
+    "https://memory example.com",
+    "ftp://memory.example.com",
+    "memory.example.com",
+])
+def test_public_base_url_that_is_not_an_origin_is_refused(settings_for, given):
+    from django.core.exceptions import ImproperlyConfigured
+
+    with pytest.raises(ImproperlyConfigured, match="PUBLIC_BASE_URL"):
+        settings_for({**PRODUCTION_ENV, "PUBLIC_BASE_URL": given})
