@@ -48,3 +48,9 @@ class TokenFamily(models.Model):
         verbose_name = _("token family")
         verbose_name_plural = _("token families")
         indexes = [models.Index(fields=["user", "application"], name="family_user_app")]
+
+    @staticmethod
+    def kept_since(now):
+        """Families consented before this moment are forgotten: 30 days of refresh, then 30 in which
+        a revoked refresh token can still be replayed and recognised (``token_families_purge``)."""
+        return now - 2 * settings.REFRESH_FAMILY_LIFETIME

@@ -52,8 +52,5 @@ def token_families_purge(*, now) -> int:
     its revoked refresh tokens are kept as long again for reuse detection; after
     both, the row only fed the person's security notice, which ends with it.
     """
-    from django.conf import settings
-
-    cutoff = now - 2 * settings.REFRESH_FAMILY_LIFETIME
-    deleted, _ = TokenFamily.objects.filter(consented_at__lt=cutoff).delete()
+    deleted, _ = TokenFamily.objects.filter(consented_at__lt=TokenFamily.kept_since(now)).delete()
     return deleted

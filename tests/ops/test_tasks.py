@@ -237,3 +237,25 @@ def test_token_purge_forgets_finished_families(user, frozen_clock):
     frozen_clock.advance(timedelta(seconds=1))
     services.oauth_tokens_purge()
     assert list(TokenFamily.objects.values_list("pk", flat=True)) == [recent.pk]
+
+
+# SPEC J-2, A-3: the security notice of a replay ends when the purge would forget its family (60 days after
+# the consent), whether or not the purge has run — the local default schedules none.
+def test_replay_notice_ends_with_its_family_before_the_purge(user, frozen_clock):
+    import uuid
+
+    from apps.consent.views.pages import replay_notices
+    from apps.oauth.models import TokenFamily
+    from apps.oauth.services import RevokedReason, token_family_open, token_family_revoke
+
+    application = make_connection(user).application
+    family = token_family_open(family=uuid.uuid4(), user=user, application=application, code=str(uuid.uuid4()))
+    frozen_clock.advance(timedelta(days=2))
+    token_family_revoke(family=family.family, reason=RevokedReason.REFRESH_REPLAY)
+    frozen_clock.advance(timedelta(days=58))  # exactly 60 days after the consent: still kept, still shown
+    assert replay_notices(user=user) == {application.pk: clock.now() - timedelta(days=58)}
+    frozen_clock.advance(timedelta(seconds=1))
+    assert replay_notices(user=user) == {}
+    assert TokenFamily.objects.exists()  # nothing deleted by reading
+    services.oauth_tokens_purge()
+    assert not TokenFamily.objects.exists() and replay_notices(user=user) == {}

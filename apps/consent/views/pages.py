@@ -114,6 +114,8 @@ def replay_notices(*, user) -> dict[int, object]:
     token_family = django_apps.get_model("oauth", "TokenFamily")
     rows = (
         token_family.objects.filter(user=user, revoked_reason__in=REPLAY_REASONS, revoked_at__isnull=False)
+        # The notice ends with its family, whether or not the purge has forgotten the row yet (SPEC J-2).
+        .filter(consented_at__gte=token_family.kept_since(clock.now()))
         .order_by("application_id", "revoked_at")
         .values_list("application_id", "revoked_at")
     )
