@@ -5,7 +5,10 @@ from __future__ import annotations
 import logging
 import re
 
-SECRET_PARAMETERS = ("code", "refresh_token", "code_verifier", "access_token", "client_secret", "password")
+# The one list of parameter names whose values are secrets: redacted here, refused in URLs by the OAuth views.
+# `token` is RFC 7009's name for the token to revoke; `registration_access_token` is RFC 7592's.
+SECRET_PARAMETERS = ("code", "refresh_token", "code_verifier", "access_token", "token", "registration_access_token",
+                     "client_secret", "password")
 
 # key=value, "key": "value" and Python reprs such as {'code': 'value'} (oauthlib's debug logs).
 _PARAMS = re.compile(r"(?i)\b(" + "|".join(SECRET_PARAMETERS) + r")(=|['\"]?\s*:\s*['\"]?)([^&\s\"',;}]+)")

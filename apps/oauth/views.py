@@ -16,6 +16,7 @@ from oauth2_provider.exceptions import OAuthToolkitError
 from oauth2_provider.models import get_application_model
 from oauthlib.oauth2.rfc6749 import errors
 
+from apps.common.logging import SECRET_PARAMETERS  # never in a URL, an error report or a log (SPEC A-4)
 from apps.common.text import without_direction_controls
 from apps.consent import scopes as scope_rules
 from apps.consent.services import ConsentError, connection_authorize
@@ -24,9 +25,6 @@ from apps.oauth.forms import ConsentForm
 from apps.oauth.offers import Offer, OfferInvalid
 from apps.oauth.resource import resource_error
 from apps.oauth.validators import pkce_problem
-
-# Never in a URL, never in an error report (SPEC A-4).
-SECRET_PARAMETERS = ("code", "code_verifier", "refresh_token", "access_token", "token", "client_secret", "password")
 
 
 def _secret_in_query(request) -> bool:

@@ -19,6 +19,11 @@ from apps.common.logging import REDACTED, RedactSecretsFilter, redact
         ("GET /mcp?access_token=qs-token-1 HTTP/1.1", "qs-token-1"),
         ("Validating refresh token pX4MMITn76KEaBKtLUVVv6sw for client x", "pX4MMITn76KEaBKtLUVVv6sw"),
         ("Invalid refresh token, pX4MMITn76KEaBKtLUVVv6sw, for client x", "pX4MMITn76KEaBKtLUVVv6sw"),
+        # SPEC A-4: RFC 7009 names the token to revoke `token`; the revocation view refuses it in the query
+        # string (400), and the access log still writes the request line: the secret must not be in it.
+        ("POST /oauth/revoke_token/?token=rt-in-the-url-77&token_type_hint=refresh_token HTTP/1.1",
+         "rt-in-the-url-77"),
+        ('{"registration_access_token": "rat-SECRET-5", "client_id": "x"}', "rat-SECRET-5"),
     ],
 )
 def test_secrets_are_redacted(line, secret):
@@ -27,8 +32,12 @@ def test_secrets_are_redacted(line, secret):
     assert REDACTED in cleaned
 
 
-def test_ordinary_lines_are_kept():
-    line = "GET /me/facts/ 200 (category=preferences, version=3)"
+@pytest.mark.parametrize("line", [
+    "GET /me/facts/ 200 (category=preferences, version=3)",
+    "POST /me/assistants/3/shares/ csrfmiddlewaretoken=form-guard&share=4",  # not a bearer secret
+    "token_type_hint=refresh_token",
+])
+def test_ordinary_lines_are_kept(line):
     assert redact(line) == line
 
 
