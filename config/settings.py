@@ -193,12 +193,13 @@ CELERY_TASK_TIME_LIMIT = 30 * 60
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 60 * 60}
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False  # keep LOGGING below, with its secret redaction
 
-# SPEC J-1. Access events (D-8) are kept this many days, then pruned.
+# SPEC J-1. Access events (D-8) are kept this many days, then pruned. At most a century: every read of
+# the history computes now minus the retention, and a cut-off before year 1 is no date at all.
 ACCESS_EVENT_RETENTION_DAYS = env.int("ACCESS_EVENT_RETENTION_DAYS", 365)
-if ACCESS_EVENT_RETENTION_DAYS < 1:
+if not 1 <= ACCESS_EVENT_RETENTION_DAYS <= 36500:
     from django.core.exceptions import ImproperlyConfigured
 
-    raise ImproperlyConfigured("ACCESS_EVENT_RETENTION_DAYS must be at least 1")
+    raise ImproperlyConfigured("ACCESS_EVENT_RETENTION_DAYS must be between 1 and 36500 (a century)")
 # Tasks by name (apps/*/tasks.py). A missed run is harmless (SPEC J-2), so a
 # message still queued when the next one is due is dropped ("expires").
 CELERY_BEAT_SCHEDULE = {

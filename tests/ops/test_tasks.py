@@ -122,8 +122,29 @@ def test_concurrent_prunes_delete_each_event_once(user):
 def test_retention_setting_from_environment(settings_for):
     assert settings_for({})["ACCESS_EVENT_RETENTION_DAYS"] == 365
     assert settings_for({"ACCESS_EVENT_RETENTION_DAYS": "30"})["ACCESS_EVENT_RETENTION_DAYS"] == 30
+    assert settings_for({"ACCESS_EVENT_RETENTION_DAYS": "36500"})["ACCESS_EVENT_RETENTION_DAYS"] == 36500
     with pytest.raises(ImproperlyConfigured):
         settings_for({"ACCESS_EVENT_RETENTION_DAYS": "0"})
+
+
+# SPEC O-2, J-2: a retention meant as "for ever" is refused at start-up. The cut-off is computed on every read
+# of the history (and by the prune); one that reaches past year 1 cannot be a date, and every connection page,
+# download and prune would fail instead.
+@pytest.mark.parametrize("days", ["36501", "1000000", "999999999"])
+def test_retention_past_a_century_is_refused(settings_for, days):
+    with pytest.raises(ImproperlyConfigured, match="ACCESS_EVENT_RETENTION_DAYS"):
+        settings_for({"ACCESS_EVENT_RETENTION_DAYS": days})
+
+
+# SPEC J-2: the longest retention allowed still gives a cut-off every read can use.
+def test_longest_retention_reads_and_prunes(user, settings):
+    from apps.consent.selectors import access_history
+
+    settings.ACCESS_EVENT_RETENTION_DAYS = 36500
+    connection = make_connection(user)
+    kept = make_events(connection, ages_in_days=[3650], now=clock.now())
+    assert [event.pk for event in access_history(connection=connection)] == [kept[0].pk]
+    assert tasks.access_events_prune.apply().get() == 0
 
 
 # SPEC J-1: Redis is broker and result store when configured; tasks run inline otherwise.
