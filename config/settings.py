@@ -176,6 +176,13 @@ else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 CELERY_BROKER_URL = REDIS_URL or "memory://"
 CELERY_RESULT_BACKEND = REDIS_URL or None
+if REDIS_URL and REDIS_URL.startswith("rediss://") and "ssl_cert_reqs=" not in REDIS_URL:
+    # TLS to Redis verifies the server's certificate, as the cache's client does by default. Left alone,
+    # Celery's broker would skip the check (open to a man in the middle) and its result store would not
+    # start at all. A policy written in the URL (?ssl_cert_reqs=…) is the operator's and kept.
+    from ssl import CERT_REQUIRED as _cert_required
+
+    CELERY_BROKER_USE_SSL = CELERY_REDIS_BACKEND_USE_SSL = {"ssl_cert_reqs": _cert_required}
 CELERY_TASK_ALWAYS_EAGER = not REDIS_URL  # the local default runs tasks inline
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TIMEZONE = TIME_ZONE

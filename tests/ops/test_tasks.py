@@ -158,6 +158,39 @@ def test_celery_broker_follows_redis_url(settings_for):
     assert production["CACHES"]["default"]["BACKEND"] == "apps.common.cache.RedisCache"
 
 
+def _celery_app(names: dict):
+    """A Celery app configured as ``config.celery`` configures it, from these settings."""
+    from types import SimpleNamespace
+
+    from celery import Celery
+
+    app = Celery("lifeos-test", set_as_current=False)
+    app.config_from_object(SimpleNamespace(**{k: v for k, v in names.items() if k.startswith("CELERY_")}),
+                           namespace="CELERY")
+    return app
+
+
+# SPEC O-2, J-1: with a TLS Redis (rediss://, as docs/deploy.md allows) the broker verifies the server's
+# certificate like the cache does — Celery's own default is to skip the check (open to a man in the middle)
+# — and the result store starts at all (Celery refuses a rediss:// URL without a certificate policy).
+def test_celery_over_tls_redis_verifies_the_certificate(settings_for):
+    import ssl
+
+    names = settings_for({"REDIS_URL": "rediss://:pw@redis.internal:6380/0"})
+    app = _celery_app(names)
+    with app.connection_for_write() as broker:
+        assert broker.ssl == {"ssl_cert_reqs": ssl.CERT_REQUIRED}
+    assert app.backend.connparams["ssl_cert_reqs"] == ssl.CERT_REQUIRED
+
+    # A policy the URL states itself is the operator's choice, and kept.
+    names = settings_for({"REDIS_URL": "rediss://redis.internal:6380/0?ssl_cert_reqs=CERT_OPTIONAL"})
+    assert _celery_app(names).backend.connparams["ssl_cert_reqs"] == ssl.CERT_OPTIONAL
+    assert "CELERY_BROKER_USE_SSL" not in names
+
+    plain = settings_for({"REDIS_URL": "redis://redis.internal:6379/0"})
+    assert "CELERY_BROKER_USE_SSL" not in plain and "CELERY_REDIS_BACKEND_USE_SSL" not in plain
+
+
 # SPEC J-1: every scheduled task exists, so beat never sends a name no worker knows.
 def test_beat_schedule_names_registered_tasks(settings):
     from config.celery import app
