@@ -1,6 +1,7 @@
 """Proposals in Django admin (SPEC AD-1): inspect, and expire on request. Writes go through services."""
 
 from django.contrib import admin, messages
+from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
@@ -9,10 +10,31 @@ from apps.consent.models import Proposal
 from apps.consent.services import proposal_expire, proposal_expire_due
 
 
+class StatusNowFilter(admin.SimpleListFilter):
+    """The status as of now, as the list shows it: a pending proposal past its expiry is expired
+    before the hourly sweep records it (SPEC J-2)."""
+
+    title = _("status")
+    parameter_name = "status"
+
+    def lookups(self, request, model_admin):
+        return Proposal.Status.choices
+
+    def queryset(self, request, queryset):
+        value, now, Status = self.value(), clock.now(), Proposal.Status
+        if value == Status.PENDING:
+            return queryset.filter(status=Status.PENDING, expires_at__gt=now)
+        if value == Status.EXPIRED:
+            return queryset.filter(Q(status=Status.EXPIRED) | Q(status=Status.PENDING, expires_at__lte=now))
+        if value in Status.values:
+            return queryset.filter(status=value)
+        return queryset
+
+
 @admin.register(Proposal)
 class ProposalAdmin(admin.ModelAdmin):
     list_display = ("id", "op", "category", "label", "connection", "shown_status", "created_at", "expires_at")
-    list_filter = ("status", "op", "category", "created_at")
+    list_filter = (StatusNowFilter, "op", "category", "created_at")
     search_fields = ("label", "value", "connection__user__username", "connection__application__name")
     list_select_related = ("connection", "connection__user", "connection__application")
     date_hierarchy = "created_at"

@@ -313,3 +313,33 @@ def test_replay_notice_ends_with_its_family_before_the_purge(user, frozen_clock)
     assert TokenFamily.objects.exists()  # nothing deleted by reading
     services.oauth_tokens_purge()
     assert not TokenFamily.objects.exists() and replay_notices(user=user) == {}
+
+
+# SPEC J-2, AD-1: staff filtering proposals by status see a pending proposal past its 30 days under
+# "Expired", not "Pending", before the hourly sweep has recorded it.
+def test_admin_status_filter_holds_before_the_sweep(admin_client, user, frozen_clock):
+    from apps.consent.models import Proposal
+
+    connection = make_connection(user)
+    now = clock.now()
+
+    def proposal(label, *, created_days_ago, status="pending"):
+        created = now - timedelta(days=created_days_ago)
+        return Proposal.objects.create(
+            connection=connection, op="add", category="basic", label=label, value="v", status=status,
+            fingerprint=label, created_at=created, expires_at=created + timedelta(days=30),
+        )
+
+    due, fresh = proposal("due-unswept", created_days_ago=30), proposal("fresh", created_days_ago=29)
+    swept = proposal("swept", created_days_ago=40, status="expired")
+    ignored = proposal("ignored", created_days_ago=2, status="ignored")
+
+    def listed(status):
+        page = admin_client.get("/admin/consent/proposal/", {"status": status})
+        assert page.status_code == 200
+        return {p.pk for p in page.context["cl"].result_list}
+
+    assert listed("pending") == {fresh.pk}
+    assert listed("expired") == {due.pk, swept.pk}
+    assert listed("ignored") == {ignored.pk}
+    assert Proposal.objects.get(pk=due.pk).status == "pending"  # nothing written by reading
