@@ -17,6 +17,7 @@ from django.http import HttpResponse, JsonResponse
 from oauth2_provider.views import DynamicClientRegistrationManagementView, DynamicClientRegistrationView
 
 from apps.common.text import unstorable_text_reason
+from apps.oauth.services import application_deregister
 from apps.oauth.throttle import client_ip, throttle_hit
 
 PUBLIC_AUTH_METHOD = "none"
@@ -179,3 +180,11 @@ class RegistrationManagementView(DynamicClientRegistrationManagementView):
         if refused is not None:
             return refused
         return super().put(request, client_id, *args, **kwargs)
+
+    def delete(self, request, client_id, *args, **kwargs):
+        # RFC 7592 §2.3. The toolkit deletes the client, and with it every connection people made to it.
+        auth = self._authenticate_registration_request(request, client_id)
+        if isinstance(auth, HttpResponse):
+            return auth
+        application_deregister(application=auth.application)
+        return HttpResponse(status=204)

@@ -12,9 +12,11 @@ from __future__ import annotations
 import uuid
 
 from django.db import transaction
-from oauth2_provider.models import get_refresh_token_model
+from oauth2_provider.models import get_access_token_model, get_refresh_token_model
 
 from apps.common import clock
+from apps.consent.models import Connection
+from apps.consent.services import connection_revoke
 from apps.oauth.models import TokenFamily
 
 
@@ -43,6 +45,26 @@ def token_family_revoke(*, family: uuid.UUID | None, reason: str) -> None:
         return
     get_refresh_token_model().revoke_family(family)
     TokenFamily.objects.filter(family=family, revoked_at=None).update(revoked_at=clock.now(), revoked_reason=reason)
+
+
+@transaction.atomic
+def application_deregister(*, application) -> None:
+    """The assistant deletes its own registration (RFC 7592 §2.3): every token and code of it dies at once.
+
+    A client nobody connected is deleted. One that people connected stays, with
+    every connection revoked (SPEC C-7) and no redirect URI left, so no
+    authorization can start and nothing can be sent to it again; deleting it
+    would take the people's connections with it, and with them their record
+    of what the assistant was sent (SPEC D-8) and its proposals.
+    """
+    connections = Connection.objects.filter(application=application)
+    if not connections.exists():
+        application.delete()
+        return
+    for connection in connections:
+        connection_revoke(connection=connection)
+    get_access_token_model().objects.filter(application=application).delete()  # the registration token too
+    type(application).objects.filter(pk=application.pk).update(redirect_uris="")
 
 
 def token_families_purge(*, now) -> int:

@@ -248,3 +248,32 @@ def test_management_update_authenticates_first(assistant, token, overrides):
     assert response.json()["error"] == "invalid_token"
     assert response["WWW-Authenticate"].startswith("Bearer")
     assert Application.objects.get().name == "Helpful Assistant"
+
+
+# SPEC D-8, C-7, RFC 7592 §2.3: an assistant deleting its own registration ends every token at once, but
+# the person's connection, with its access history and proposals, stays on their page (revoked).
+def test_management_delete_keeps_the_persons_record(assistant, browser, user):
+    from apps.consent.models import AccessEvent, Connection
+    from apps.oauth.bearer import authenticate_bearer
+
+    data = oauth_flow.register(assistant).json()
+    flow = oauth_flow.Flow(client_id=data["client_id"])
+    oauth_flow.code_from(oauth_flow.approve(browser, flow), flow)
+    tokens = oauth_flow.exchange(assistant, flow).json()
+    connection = Connection.objects.get(user=user)
+    AccessEvent.objects.create(connection=connection, tool="get_user_context", facts=[], created_at=connection.created_at)
+    auth = {"HTTP_AUTHORIZATION": "Bearer " + data["registration_access_token"]}
+
+    response = assistant.delete(f"/oauth/register/{data['client_id']}/", **auth)
+
+    assert response.status_code == 204
+    connection = Connection.objects.get(pk=connection.pk)
+    assert connection.revoked_at is not None
+    assert AccessEvent.objects.filter(connection=connection).exists()
+    assert authenticate_bearer(tokens["access_token"]) is None
+    assert oauth_flow.refresh(assistant, flow, tokens["refresh_token"]).status_code in (400, 401)
+    # The client is gone for good: its registration token no longer works, no new consent can start.
+    assert assistant.get(f"/oauth/register/{data['client_id']}/", **auth).status_code == 401
+    again = oauth_flow.Flow(client_id=data["client_id"])
+    page = browser.get(oauth_flow.authorize_url(again.client_id, oauth_flow.pkce_pair()[1]))
+    assert page.status_code == 400
