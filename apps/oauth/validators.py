@@ -21,6 +21,7 @@ from oauthlib.oauth2.rfc6749 import errors
 
 from apps.common import clock
 from apps.common.text import unstorable_text_reason
+from apps.consent import scopes as scope_rules
 from apps.consent.services import connection_live_locked
 from apps.oauth.models import TokenFamily
 from apps.oauth.resource import requested_resources, resource_error
@@ -253,6 +254,10 @@ class AssistantOAuth2Validator(OAuth2Validator):
             if grant is None or grant.redeemed_at is not None:
                 raise _Replayed(grant.token_family if grant else None, RevokedReason.CODE_REPLAY)
         elif request.grant_type == "refresh_token":
+            # The toolkit lets a refresh narrow the scopes to any subset; not to one a person could not grant
+            # (SPEC A-5: context:search only together with profile:read).
+            if scope_rules.scope_errors(set(request.scopes)):
+                raise errors.InvalidScopeError(request=request)
             previous = request.refresh_token_instance
             if not get_refresh_token_model().objects.select_for_update().filter(pk=previous.pk, revoked=None).exists():
                 raise _Replayed(previous.token_family, RevokedReason.REFRESH_REPLAY)

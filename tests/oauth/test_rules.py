@@ -80,6 +80,29 @@ def test_refresh_resource(assistant, connected):
     assert authenticate_bearer(response.json()["access_token"]) is not None
 
 
+# SPEC A-5: a refresh may narrow the token's scopes, never widen them, and never to context:search without
+# profile:read, which the person could not have granted either; a refused refresh rotates nothing.
+def test_refresh_scope_rules(assistant, browser):
+    flow = oauth_flow.registered(assistant)
+    page = authorize(browser, flow)
+    form = oauth_flow.read_form(page.content.decode())
+    data = form.fields + [("scopes", "context:search"), ("allow", "1")]
+    oauth_flow.code_from(browser.post(form.action, data=urlencode(data),
+                                      content_type="application/x-www-form-urlencoded"), flow)
+    tokens = oauth_flow.exchange(assistant, flow).json()
+    assert "context:search" in tokens["scope"].split()
+
+    for scope in ("context:search", "context:search profile:propose", "profile:read internal:agents"):
+        response = oauth_flow.refresh(assistant, flow, tokens["refresh_token"], scope=scope)
+        assert response.status_code == 400, (scope, response.content)
+        assert response.json()["error"] == "invalid_scope"
+    assert authenticate_bearer(tokens["access_token"]) is not None
+
+    response = oauth_flow.refresh(assistant, flow, tokens["refresh_token"], scope="context:search profile:read")
+    assert response.status_code == 200, response.content
+    assert sorted(response.json()["scope"].split()) == ["context:search", "profile:read"]
+
+
 # SPEC A-1: PKCE is required and must be S256.
 @pytest.mark.parametrize(
     "params, error",
