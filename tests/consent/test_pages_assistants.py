@@ -281,3 +281,14 @@ def test_history_shows_memory_records_sent(user, connection):
     assert "No facts were sent." not in body
     history = export_for(user=user)["assistants"][0]["access_history"]
     assert history[0]["records"] == ["todo:7", "episode:3"] and history[0]["facts"] == []
+
+
+# SPEC A-7, W-3: the host shown is every host the assistant may send the person back to, not just the first
+# it registered: an assistant could list a well-known host first and use another one.
+def test_every_redirect_host_is_shown(user):
+    application = make_application(redirect_uri="https://assistant.example/cb https://elsewhere.example/cb")
+    connection = make_connection(user, application=application)
+    client = client_for(user)
+    for url in (f"/me/assistants/{connection.pk}/", "/me/assistants/"):
+        body = client.get(url).content.decode()
+        assert "assistant.example" in body and "elsewhere.example" in body, url

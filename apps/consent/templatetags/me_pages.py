@@ -40,9 +40,13 @@ def scope_words(name: str):
 
 @register.filter
 def redirect_host(application) -> str:
-    """The host the assistant sends people back to: the one thing about it we can check."""
-    first = (application.redirect_uris or "").split()
-    return (urlsplit(first[0]).netloc if first else "") or ""
+    """The hosts the assistant may send people back to: the one thing about it we can check.
+
+    Every registered one, not the first alone: an assistant could register a
+    well-known host first and send people to another (SPEC A-7).
+    """
+    hosts = sorted({urlsplit(uri).netloc for uri in (application.redirect_uris or "").split()} - {""})
+    return ", ".join(hosts)
 
 
 @register.filter
