@@ -60,6 +60,10 @@ def redirect_uri_problem(uri) -> str | None:
         return f"Redirect URIs are limited to {MAX_REDIRECT_URI_LENGTH} characters."
     if _whitespace_or_control(uri) or unstorable_text_reason(uri) is not None:
         return "Redirect URIs must not contain whitespace, control characters or lone surrogates."
+    if not uri.isascii():
+        # RFC 3986: a URI is ASCII, so no authorization request could name this one; and a Unicode host
+        # would be shown to people as a look-alike of another (SPEC A-7).
+        return "Redirect URIs must be ASCII: percent-encode the path, write an IDN host in its xn-- form."
     if "#" in uri:
         return "Redirect URIs must not have a fragment."
     try:

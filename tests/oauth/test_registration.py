@@ -66,6 +66,7 @@ def test_refused_metadata(assistant, overrides):
         "http://localhost:8080/oauth/callback",
         "http://[::1]:9000/cb",
         "https://127.0.0.1/cb?x=1",
+        "https://xn--80ak6aa92e.com/callback",  # an IDN host in its ASCII form
     ],
 )
 def test_accepted_redirect_uris(assistant, uri):
@@ -86,6 +87,10 @@ def test_accepted_redirect_uris(assistant, uri):
         "https://user:pw@assistant.example/callback",
         "/relative/callback",
         "",
+        # SPEC A-7: a URI is ASCII (RFC 3986); a Unicode host would show on the person's pages as a look-alike
+        # (Cyrillic letters here), and no authorization request could use it anyway.
+        "https://\u0430\u0440\u0440\u04cf\u0435.com/callback",
+        "https://assistant.example/caf\u00e9",
     ],
 )
 def test_refused_redirect_uris(assistant, uri):
