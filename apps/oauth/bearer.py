@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import connections as db_connections
 from django.db import router
 from oauth2_provider.models import get_access_token_model
@@ -32,7 +33,7 @@ def authenticate_bearer(raw_token: str) -> BearerGrant | None:
 
     One indexed query (``_grant_sql``): the live token, found by its
     checksum's unique index, joined to the not-revoked connection of the same
-    user and client. /mcp runs this on every call and nothing of it is
+    user and client, and to that user if the account is active. /mcp runs this on every call and nothing of it is
     cached: a revoked connection, an expired token or narrowed scopes count
     on the very next request (SPEC C-6, C-7).
     """
@@ -98,7 +99,7 @@ def _grant_sql() -> str:
 
     Table and column names come from the models, so the SQL follows them.
     """
-    token_model = get_access_token_model()
+    token_model, user_model = get_access_token_model(), get_user_model()
     connection_table, token_table = Connection._meta.db_table, token_model._meta.db_table
 
     def column(model, name: str) -> str:
@@ -111,6 +112,8 @@ def _grant_sql() -> str:
         f'FROM "{token_table}" t JOIN "{connection_table}" c '
         f"ON c.{column(Connection, 'user')} = t.{column(token_model, 'user')} "
         f"AND c.{column(Connection, 'application')} = t.{column(token_model, 'application')} "
+        f'JOIN "{user_model._meta.db_table}" u ON u.{column(user_model, user_model._meta.pk.name)} '
+        f"= c.{column(Connection, 'user')} AND u.{column(user_model, 'is_active')} "
         f"WHERE t.{column(token_model, 'token_checksum')} = %s AND t.{column(token_model, 'expires')} > %s "
         f"AND c.{column(Connection, 'revoked_at')} IS NULL"
     )

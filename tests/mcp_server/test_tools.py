@@ -136,6 +136,23 @@ def test_revoked_connection_is_refused_at_once(mcp, shared_profile):
     assert "invalid" in refused.value.message
 
 
+# SPEC C-7: a person whose account staff deactivated has no assistant reading their memory, from the next
+# request on; nothing of the connection is destroyed (it is live again if the account is).
+def test_a_deactivated_persons_assistants_are_refused_at_once(mcp, shared_profile):
+    connection, _, token = shared_profile
+    client = mcp(token)
+    overview(client)
+    person = connection.user
+    person.is_active = False
+    person.save(update_fields=["is_active"])
+    with pytest.raises(MCPError) as refused:
+        client.call("get_user_context")
+    assert "invalid" in refused.value.message
+    person.is_active = True
+    person.save(update_fields=["is_active"])
+    assert overview(client)["summary"]["fact_count"] >= 1
+
+
 # SPEC M-3: the summary resource has the same content as get_user_context; the page template is listed.
 def test_resources(mcp, shared_profile):
     _, _, token = shared_profile

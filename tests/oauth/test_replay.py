@@ -63,6 +63,23 @@ def test_token_revoked_by_the_person_is_no_replay(assistant, connected, user):
     assert family.revoked_reason == ""
 
 
+# SPEC C-7: no token is issued for a deactivated account, by refresh or by exchanging a code issued before,
+# and that is no replay: no security notice.
+def test_a_deactivated_account_gets_no_refreshed_tokens(assistant, connected, user):
+    user.is_active = False
+    user.save(update_fields=["is_active"])
+    response = oauth_flow.refresh(assistant, connected, connected.tokens[0]["refresh_token"])
+    assert response.status_code == 400 and response.json()["error"] == "invalid_grant"
+    assert TokenFamily.objects.get().revoked_reason == ""
+
+
+def test_a_deactivated_account_gets_no_tokens_for_a_code(assistant, approved, user):
+    user.is_active = False
+    user.save(update_fields=["is_active"])
+    response = oauth_flow.exchange(assistant, approved)
+    assert response.status_code == 400 and response.json()["error"] == "invalid_grant"
+
+
 # SPEC C-7, C-5: a code issued before the person revoked is dead too. Exchanged afterwards it would mint a
 # family that — once the person connected the assistant again — read the profile with no new consent.
 def test_a_code_outstanding_at_revocation_is_dead(assistant, browser, approved, user):

@@ -109,12 +109,14 @@ def connection_revoke(*, connection: Connection) -> Connection:
 def connection_live_locked(*, user, application) -> bool:
     """Whether the person's connection with this assistant is live, its row locked until the transaction ends.
 
+    Live: not revoked, and the person's account active (staff may deactivate it, SPEC C-7).
+
     Issuing tokens takes this lock before any other, as ``connection_revoke``
     does, so an exchange or refresh racing a revocation either commits first —
     and its tokens die with the rest — or finds the connection revoked (SPEC C-7).
     """
-    return Connection.objects.select_for_update().filter(
-        user=user, application=application, revoked_at__isnull=True
+    return Connection.objects.select_for_update(of=("self",)).filter(
+        user=user, user__is_active=True, application=application, revoked_at__isnull=True
     ).exists()
 
 
