@@ -22,6 +22,13 @@ from apps.memory.models import Category, Certainty, Fact, FactStatus
 WINDOW_FIELDS = ("id", "category", "label", "value", "version", "updated_at")
 
 
+def connection_scopes(*, user, application) -> frozenset[str] | None:
+    """The scopes the person's live connection with this assistant holds now; ``None`` without one."""
+    scopes = Connection.objects.filter(user=user, application=application, revoked_at__isnull=True).values_list(
+        "scopes", flat=True).first()
+    return None if scopes is None else frozenset(scopes)
+
+
 def connection_categories(connection: Connection) -> list[str]:
     """The connection's categories that may be shared at all (SPEC D-2)."""
     return [code for code in connection.categories if Category.is_shareable(code)]

@@ -22,6 +22,7 @@ from oauthlib.oauth2.rfc6749 import errors
 from apps.common import clock
 from apps.common.text import unstorable_text_reason
 from apps.consent import scopes as scope_rules
+from apps.consent.selectors import connection_scopes
 from apps.consent.services import connection_live_locked
 from apps.oauth.models import TokenFamily
 from apps.oauth.resource import requested_resources, resource_error
@@ -222,6 +223,17 @@ class AssistantOAuth2Validator(OAuth2Validator):
         request.refresh_token = refresh_token
         request.refresh_token_instance = rt
         return True
+
+    def get_original_scopes(self, refresh_token, request, *args, **kwargs):
+        """The refreshed token's scopes, less those the person has removed since (SPEC C-5, C-6).
+
+        A refresh without ``scope`` is issued these, and one asking for more is
+        refused as ``invalid_scope``: a removed scope never comes back without a
+        new consent, and the token response says what the token can do.
+        """
+        original = super().get_original_scopes(refresh_token, request, *args, **kwargs).split()
+        granted = connection_scopes(user=request.user, application=request.client)
+        return original if granted is None else [scope for scope in original if scope in granted]
 
     # --- Saving tokens ---------------------------------------------------------------
 

@@ -103,6 +103,24 @@ def test_refresh_scope_rules(assistant, browser):
     assert sorted(response.json()["scope"].split()) == ["context:search", "profile:read"]
 
 
+# SPEC C-5, C-6: after the person removed a scope on the web page, a refresh issues a token without it and
+# says so; asking for it by name is refused, so it cannot be regained without a new consent.
+def test_refresh_after_narrowing_drops_the_removed_scope(assistant, connected, user):
+    from apps.consent.models import Connection
+    from apps.consent.services import connection_narrow
+
+    first = connected.tokens[0]
+    assert "profile:propose" in first["scope"].split()
+    connection = Connection.objects.get(user=user)
+    connection_narrow(connection=connection, scopes={"profile:read"})
+    asked = oauth_flow.refresh(assistant, connected, first["refresh_token"], scope="profile:read profile:propose")
+    assert asked.status_code == 400 and asked.json()["error"] == "invalid_scope"
+    response = oauth_flow.refresh(assistant, connected, first["refresh_token"])
+    assert response.status_code == 200, response.content
+    assert response.json()["scope"] == "profile:read"
+    assert authenticate_bearer(response.json()["access_token"]).scopes == {"profile:read"}
+
+
 # SPEC A-1: PKCE is required and must be S256.
 @pytest.mark.parametrize(
     "params, error",
