@@ -42,8 +42,9 @@ class ProposalAdmin(admin.ModelAdmin):
     actions = ("expire_selected", "expire_due")
     readonly_fields = (
         "connection", "op", "category", "label", "value", "evidence", "target_fact", "target_version",
-        "status", "fingerprint", "created_at", "expires_at", "decided_at", "result_fact",
+        "shown_status", "fingerprint", "created_at", "expires_at", "decided_at", "result_fact",
     )
+    fields = readonly_fields  # the status as of now in place of the stored one, which the sweep may not have moved
 
     def has_add_permission(self, request):
         return False  # proposals come from assistants only

@@ -343,3 +343,8 @@ def test_admin_status_filter_holds_before_the_sweep(admin_client, user, frozen_c
     assert listed("expired") == {due.pk, swept.pk}
     assert listed("ignored") == {ignored.pk}
     assert Proposal.objects.get(pk=due.pk).status == "pending"  # nothing written by reading
+    detail = admin_client.get(f"/admin/consent/proposal/{due.pk}/change/")
+    shown = {field.field["name"]: str(field.contents())
+             for fieldset in detail.context["adminform"] for line in fieldset for field in line}
+    assert "status" not in shown  # the detail page says what the list says, not the stored value
+    assert shown["shown_status"] == str(Proposal.Status.EXPIRED.label)
