@@ -202,6 +202,16 @@ def test_beat_schedule_names_registered_tasks(settings):
     assert scheduled <= set(app.tasks), scheduled - set(app.tasks)
 
 
+def _proposal(connection, label, *, created, status):
+    """A proposal written as it stands, with the 30 days of SPEC P-5 from ``created``."""
+    from apps.consent.models import Proposal
+
+    return Proposal.objects.create(
+        connection=connection, op="add", category="basic", label=label, value="v", status=status,
+        fingerprint=label, created_at=created, expires_at=created + timedelta(days=30),
+    )
+
+
 # SPEC J-1, P-5: the sweep records pending proposals past their expiry as expired, and only those.
 def test_proposal_expiry_task(user, frozen_clock):
     pytest.importorskip("apps.consent.services.proposals", reason="the consent proposal services are not here yet")
@@ -211,11 +221,7 @@ def test_proposal_expiry_task(user, frozen_clock):
     now = clock.now()
 
     def proposal(label, *, created_days_ago, status="pending"):
-        created = now - timedelta(days=created_days_ago)
-        return Proposal.objects.create(
-            connection=connection, op="add", category="basic", label=label, value="v", status=status,
-            fingerprint=label, created_at=created, expires_at=created + timedelta(days=30),
-        )
+        return _proposal(connection, label, created=now - timedelta(days=created_days_ago), status=status)
 
     due = proposal("due", created_days_ago=31)
     exactly_due = proposal("exactly", created_days_ago=30)
@@ -324,11 +330,7 @@ def test_admin_status_filter_holds_before_the_sweep(admin_client, user, frozen_c
     now = clock.now()
 
     def proposal(label, *, created_days_ago, status="pending"):
-        created = now - timedelta(days=created_days_ago)
-        return Proposal.objects.create(
-            connection=connection, op="add", category="basic", label=label, value="v", status=status,
-            fingerprint=label, created_at=created, expires_at=created + timedelta(days=30),
-        )
+        return _proposal(connection, label, created=now - timedelta(days=created_days_ago), status=status)
 
     due, fresh = proposal("due-unswept", created_days_ago=30), proposal("fresh", created_days_ago=29)
     swept = proposal("swept", created_days_ago=40, status="expired")
