@@ -43,6 +43,19 @@ def integral_numbers(value: Any) -> Any:
     return value
 
 
+def with_defaults(schema: dict[str, Any], arguments: Any) -> Any:
+    """``arguments`` with every top-level property the schema gives a ``default`` filled in where absent.
+
+    An argument left out means the same as the argument at its default, so the
+    two spellings are one call to the repeated-failure guard (SPEC M-9).
+    """
+    if not isinstance(arguments, dict):
+        return arguments
+    defaults = {name: spec["default"] for name, spec in schema.get("properties", {}).items()
+                if isinstance(spec, dict) and "default" in spec}
+    return {**defaults, **arguments} if defaults else arguments
+
+
 def validate_arguments(schema: dict[str, Any], arguments: dict[str, Any]) -> None:
     """Raise ``ToolError(invalid_argument)`` unless ``arguments`` satisfy ``schema``."""
     error = best_match(_validator(schema).iter_errors(arguments))

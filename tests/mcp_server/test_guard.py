@@ -57,6 +57,19 @@ def test_fourth_identical_failure_is_not_executed(shared_profile, spy):
     assert len(runs) == 3
 
 
+# SPEC M-9: an argument left out and the same argument given at its default are one call, so
+# spelling the default out (or leaving it out again) does not start a fresh count.
+def test_a_default_spelled_out_is_the_same_call(user, connect, issue_token, spy):
+    connect(("profile:read", "context:search"))
+    token = issue_token(("profile:read", "context:search"))
+    runs = spy("search_user_context")
+    spellings = [{"query": " "}, {"query": " ", "offset": 0}, {"query": " ", "limit": 10},
+                 {"query": " ", "offset": 0, "limit": 10}]
+    codes = [tool_result(post(call("search_user_context", arguments), token))["code"] for arguments in spellings]
+    assert codes == ["invalid_argument"] * 3 + ["repeated_failure"]
+    assert len(runs) == 3
+
+
 # SPEC M-9: different arguments are judged afresh.
 def test_different_arguments_are_judged_afresh(shared_profile):
     _, _, token = shared_profile
