@@ -43,17 +43,30 @@ def integral_numbers(value: Any) -> Any:
     return value
 
 
-def with_defaults(schema: dict[str, Any], arguments: Any) -> Any:
-    """``arguments`` with every top-level property the schema gives a ``default`` filled in where absent.
+_DIGITS_MAX = 100  # longer strings are refused by the schema anyway; int() of thousands of digits raises
 
-    An argument left out means the same as the argument at its default, so the
-    two spellings are one call to the repeated-failure guard (SPEC M-9).
+
+def canonical_arguments(schema: dict[str, Any], arguments: Any) -> Any:
+    """``arguments`` as the repeated-failure guard compares them (SPEC M-9): one form per meaning.
+
+    A top-level property left out is its schema's ``default``, and a property
+    that takes an integer or a string of digits (``target_fact_id``) is the
+    integer those digits name, so ``{"query": "x"}`` and ``{"query": "x",
+    "offset": 0}``, or ``"12"``, ``"012"`` and ``12``, are one call.
     """
     if not isinstance(arguments, dict):
         return arguments
-    defaults = {name: spec["default"] for name, spec in schema.get("properties", {}).items()
-                if isinstance(spec, dict) and "default" in spec}
-    return {**defaults, **arguments} if defaults else arguments
+    properties = schema.get("properties", {})
+    canonical = {name: spec["default"] for name, spec in properties.items()
+                 if isinstance(spec, dict) and "default" in spec}
+    for name, value in arguments.items():
+        spec = properties.get(name)
+        types = spec.get("type") if isinstance(spec, dict) else None
+        if (isinstance(types, list) and {"string", "integer"} <= set(types) and isinstance(value, str)
+                and value.isascii() and value.isdigit() and len(value) <= _DIGITS_MAX):
+            value = int(value)
+        canonical[name] = value
+    return canonical
 
 
 def validate_arguments(schema: dict[str, Any], arguments: dict[str, Any]) -> None:

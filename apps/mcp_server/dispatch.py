@@ -24,7 +24,7 @@ from apps.consent.services import access_event_record, connection_touch
 from apps.consent.services.connections import LAST_USED_RESOLUTION
 from apps.mcp_server import catalog, handlers
 from apps.mcp_server.admission import Deferred
-from apps.mcp_server.arguments import integral_numbers, validate_arguments, with_defaults
+from apps.mcp_server.arguments import canonical_arguments, integral_numbers, validate_arguments
 from apps.mcp_server.catalog import ToolSpec
 from apps.mcp_server.errors import REPEATED_FAILURE, UNAVAILABLE, NotAdmitted, ToolError
 from apps.mcp_server.guard import FAILURE_LIMIT, FailureGuard
@@ -41,9 +41,8 @@ def call_tool(*, caller: BearerGrant | Deferred, spec: ToolSpec, arguments: dict
     arguments = integral_numbers(arguments)
     grant = _admitted(caller, lambda scopes: spec.scopes.missing(scopes, arguments))
     guard = FailureGuard()
-    # Canonical: key order, 2.0 as 2, and an argument left out as its default are the same call (SPEC M-9).
     key = guard.key(connection_id=grant.connection.pk, tool=spec.name,
-                    arguments=with_defaults(spec.input_schema, arguments))
+                    arguments=canonical_arguments(spec.input_schema, arguments))
     failures = guard.failures(key)
     if failures >= FAILURE_LIMIT:
         raise ToolError(

@@ -70,6 +70,21 @@ def test_a_default_spelled_out_is_the_same_call(user, connect, issue_token, spy)
     assert len(runs) == 3
 
 
+# SPEC M-9: an id given as an integer or as a string of its digits names the same fact: one call.
+def test_an_id_as_digits_or_integer_is_the_same_call(user, connect, issue_token, spy):
+    scopes = ("profile:read", "profile:correct")
+    connect(scopes)
+    token = issue_token(scopes)
+    runs = spy("propose_memory")
+    spellings = ["999", 999, "0999", 999.0]
+    codes = [tool_result(post(call("propose_memory", {"op": "archive", "target_fact_id": target}), token))["code"]
+             for target in spellings]
+    assert codes == ["not_found"] * 3 + ["repeated_failure"]
+    assert len(runs) == 3
+    huge = tool_result(post(call("propose_memory", {"op": "archive", "target_fact_id": "9" * 5000}), token))
+    assert huge["code"] == "invalid_argument"
+
+
 # SPEC M-9: different arguments are judged afresh.
 def test_different_arguments_are_judged_afresh(shared_profile):
     _, _, token = shared_profile
