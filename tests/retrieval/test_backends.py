@@ -126,6 +126,20 @@ class BackendTests:
         assert self.ids(conn, "poetry")[0] == exact.pk
         assert set(self.ids(conn, "poetry")) == {loose.pk, exact.pk}
 
+    # SPEC S-1, R-5, C-8: the order of the matches comes from their own text alone. Text the caller
+    # cannot read — another person's facts, the person's unshared ones — never moves it, so the
+    # ranking tells nothing about that text.
+    @pytest.mark.parametrize("hidden_owner", ["other person", "same person, not shared"])
+    def test_ranking_never_depends_on_text_the_caller_cannot_read(self, conn, other_user, hidden_owner):
+        heavy_alpha = shared_fact(conn, label="Note A", value="alpha alpha alpha beta padding")
+        heavy_beta = shared_fact(conn, label="Note B", value="alpha beta beta beta padding")
+        before = self.ids(conn, "alpha beta")
+        assert set(before) == {heavy_alpha.pk, heavy_beta.pk}
+        owner = other_user if hidden_owner == "other person" else conn.user
+        for n in range(100):
+            make_fact(owner, label=f"Other {n}", value="beta beta beta and more")
+        assert self.ids(conn, "alpha beta") == before
+
     # --- SPEC C-1, C-8, S-1: only visible facts, only label and value ----------------------------
 
     def test_owner_isolation(self, conn, other_user):

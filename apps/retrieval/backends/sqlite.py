@@ -28,10 +28,9 @@ class SQLiteSearchBackend(BaseSearchBackend):
         return "instr(p.text, %s) > 0", [term]
 
     def _fts_subquery(self):
-        # LIMIT -1 keeps SQLite from flattening the subquery into the join: bm25() works
-        # only in a query that scans the FTS table with MATCH itself.
-        return (f"(SELECT rowid AS rid, bm25({FTS_TABLE}) AS bm FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s"
-                " LIMIT -1) m")
+        # LIMIT -1 keeps SQLite from flattening the subquery into the join: the index finds the
+        # matching rows first, then the join keeps the owner's.
+        return f"(SELECT rowid AS rid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s LIMIT -1) m"
 
     def candidate_join(self, long_terms, short_terms):
         if not long_terms:
@@ -49,8 +48,10 @@ class SQLiteSearchBackend(BaseSearchBackend):
         return " OR ".join(parts), list(short_terms)
 
     def score_expression(self, terms, long_terms):
-        # bm25() is negative, lower is better; over trigrams it rewards rarer, longer matches.
-        return ("COALESCE(-m.bm, 0)", []) if long_terms else ("0", [])
+        # Nothing beyond the shared coverage score. FTS5's bm25() would weigh each term by how many
+        # rows of the whole table contain it — every person's, shared or not — so the order of one
+        # caller's matches would move with text that caller may not read (SPEC S-1, R-5).
+        return "0", []
 
     def index_problems(self):
         with connections[self.using].cursor() as cursor:
