@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from apps.consent.models import Proposal
+from apps.consent.services import proposal_confirm, proposal_ignore
 from tests.mcp_server.conftest import make_fact, share
 from tests.mcp_server.rpc import call, post, rpc, tool_result
 
@@ -35,6 +36,22 @@ def test_add_is_pending_and_deduplicated(proposer):
     assert Proposal.objects.filter(connection=connection).count() == 1
     overview = tool_result(post(call("get_user_context"), token))
     assert "Oolong" not in str(overview)
+
+
+# SPEC C-8, P-4: an identical proposal the person already decided answers duplicate_processed in
+# the same words whatever the decision: one confirmed but not shared must not tell the assistant
+# that the fact now exists in the profile.
+def test_a_handled_proposal_does_not_tell_the_persons_decision(proposer, user):
+    _, _, token = proposer
+    kept = {**ADD, "label": "Tea kept"}
+    dropped = {**ADD, "label": "Tea dropped"}
+    proposal_confirm(proposal=Proposal.objects.get(pk=propose(token, **kept)["id"]), user=user,
+                     share_with_connection=False)
+    proposal_ignore(proposal=Proposal.objects.get(pk=propose(token, **dropped)["id"]), user=user)
+    answers = [propose(token, **arguments) for arguments in (kept, dropped)]
+    assert [answer["code"] for answer in answers] == ["duplicate_processed"] * 2
+    assert answers[0]["message"] == answers[1]["message"]
+    assert not any(word in answers[0]["message"] for word in ("confirmed", "ignored"))
 
 
 # SPEC P-1: update/archive need a fact this connection can see.

@@ -118,7 +118,9 @@ def _earlier(connection: Connection, digest: str, now) -> Proposal | ProposalErr
         return _expired_error()
     if earlier.status == Status.EXPIRED:
         return _expired_error()
-    return ProposalError(DUPLICATE_PROCESSED, f"an identical proposal was already handled (status: {earlier.status})")
+    # The same words whatever the person decided: a proposal confirmed but not shared must not tell
+    # the assistant that the fact now exists (SPEC C-8).
+    return ProposalError(DUPLICATE_PROCESSED, "an identical proposal was already handled by the person")
 
 
 def _submit(connection: Connection, args: ProposalArguments) -> Proposal | ProposalError:
