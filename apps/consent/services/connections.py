@@ -115,9 +115,11 @@ def connection_live_locked(*, user, application) -> bool:
     does, so an exchange or refresh racing a revocation either commits first —
     and its tokens die with the rest — or finds the connection revoked (SPEC C-7).
     """
-    return Connection.objects.select_for_update(of=("self",)).filter(
-        user=user, user__is_active=True, application=application, revoked_at__isnull=True
+    live = Connection.objects.select_for_update().filter(
+        user=user, application=application, revoked_at__isnull=True
     ).exists()
+    # The account is read apart: locking a join of the two rows deadlocked racing refreshes of one family.
+    return live and type(user).objects.filter(pk=user.pk, is_active=True).exists()
 
 
 def connection_touch(*, connection: Connection) -> None:
