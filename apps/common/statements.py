@@ -10,8 +10,9 @@ A read is built once by ordinary ORM code with *stand-ins* — values no real
 row can have — in place of the call's values, compiled, and then run with
 each call's values bound where the stand-ins were. When the compiled form
 does not carry each stand-in exactly once as a parameter (a queryset that
-folds or repeats a value), ``rows`` answers ``None`` and the caller runs its
-queryset as usual.
+folds or repeats a value), or the database cannot take it (a list of ids as
+one parameter, ``AnyOf``, outside PostgreSQL), ``rows`` answers ``None`` and
+the caller runs its queryset as usual.
 """
 
 from __future__ import annotations
@@ -23,22 +24,42 @@ from functools import lru_cache
 from typing import Any, NamedTuple
 
 from django.core.exceptions import EmptyResultSet
-from django.db import connections, router
+from django.db import NotSupportedError, connections, router
 from django.db.backends.utils import CursorDebugWrapper, CursorWrapper
-from django.db.models import Model, QuerySet
+from django.db.models import Lookup, Model, QuerySet
 from django.db.models.sql import InsertQuery
 
 # Values no row can hold: ids far below any sequence, a UUID no generator issues, text with a NUL.
 _INT_STAND_INS = tuple(-(2**62) - n for n in range(1, 9))
 _UUID_STAND_IN = uuid.UUID("00000000-0000-0000-0000-00000000f00d")
 _STR_STAND_INS = tuple(f"\x00stand-in-{n}" for n in range(16))
+_INTS_STAND_IN = (-(2**62) - 100,)  # bound as a list: ids no row has
+
+
+class AnyOf(Lookup):
+    """``lhs = ANY(rhs)`` for a list bound as one array parameter (PostgreSQL only).
+
+    ``field IN (…)`` has a placeholder per value, so its text changes with
+    their number and could never be compiled once; this text does not.
+    """
+
+    lookup_name = "any_of"
+    prepare_rhs = False
+
+    def as_sql(self, compiler, connection):
+        if connection.vendor != "postgresql":
+            raise NotSupportedError("AnyOf binds an array, which only PostgreSQL takes")
+        lhs, lhs_params = self.process_lhs(compiler, connection)
+        rhs, rhs_params = self.process_rhs(compiler, connection)
+        return f"{lhs} = ANY({rhs})", [*lhs_params, *rhs_params]
 
 
 def rows(model: type[Model], build: Callable[..., QuerySet], kinds: tuple[str, ...], *values,
          by_key: bool = False) -> list[tuple] | None:
     """``list(build(*values))`` for a ``values_list`` queryset, from SQL compiled once.
 
-    ``kinds`` names each value's kind (``"int"``, ``"str"`` or ``"uuid"``);
+    ``kinds`` names each value's kind (``"int"``, ``"str"``, ``"uuid"``, or
+    ``"ints"``: a list of ints, for ``AnyOf``);
     ``build`` must be a module-level function (it keys the compiled statement).
     ``by_key``: the values select by a unique key, so one plan serves them all
     and PostgreSQL may keep it (``prepared_cursor``).
@@ -155,7 +176,8 @@ class Compiled(NamedTuple):
 
 def _stand_ins(kinds: tuple[str, ...]) -> list:
     ints, strings = iter(_INT_STAND_INS), iter(_STR_STAND_INS)
-    return [_UUID_STAND_IN if kind == "uuid" else next(strings) if kind == "str" else next(ints) for kind in kinds]
+    return [_UUID_STAND_IN if kind == "uuid" else next(strings) if kind == "str" else
+            list(_INTS_STAND_IN) if kind == "ints" else next(ints) for kind in kinds]
 
 
 def _same(param, stand_in) -> bool:
@@ -166,12 +188,13 @@ def _same(param, stand_in) -> bool:
 
 @lru_cache(maxsize=64)
 def compiled(build: Callable[..., QuerySet], kinds: tuple[str, ...], alias: str) -> Compiled | None:
-    """``build(*stand_ins)`` compiled for ``alias``; ``None`` when a stand-in is not exactly one parameter."""
+    """``build(*stand_ins)`` compiled for ``alias``; ``None`` when a stand-in is not exactly one parameter
+    or the database cannot take the statement."""
     stand_ins = _stand_ins(kinds)
     compiler = build(*stand_ins).using(alias).query.get_compiler(alias)
     try:
         sql, params = compiler.as_sql()
-    except EmptyResultSet:
+    except (EmptyResultSet, NotSupportedError):
         return None
     slots = []
     for stand_in in stand_ins:

@@ -85,6 +85,15 @@ def _confirm(v: TypeView, doc: dict, terms: list[str], normalize) -> dict | None
     return {"path": fields[0], "text": ""}  # every term matched, none within one string
 
 
+def shown_names(v: TypeView) -> frozenset[str]:
+    """The top-level fields a hit of ``v``'s type may show (its readable ones only are built)."""
+    declaration = v.resource.declaration
+    wanted = {pointers.split(path)[0] for path in searchable_fields(v)} | {"status", "updated_at"}
+    if declaration.title:
+        wanted.add(pointers.split(declaration.title)[0])
+    return frozenset(wanted)
+
+
 def _hit(v: TypeView, instance, doc: dict, candidate: Candidate, snippet: dict) -> dict:
     declaration = v.resource.declaration
     hit = {"ref": candidate.ref, "type": v.type, "score": candidate.rank}
@@ -113,11 +122,7 @@ class _Confirmation:
 
     def _shown(self, v: TypeView) -> frozenset[str]:
         if v.type not in self._names:
-            declaration = v.resource.declaration
-            wanted = {pointers.split(path)[0] for path in searchable_fields(v)} | {"status", "updated_at"}
-            if declaration.title:
-                wanted.add(pointers.split(declaration.title)[0])
-            self._names[v.type] = frozenset(wanted) & v.readable_top_level()
+            self._names[v.type] = shown_names(v) & v.readable_top_level()
         return self._names[v.type]
 
     def __call__(self, ref: str) -> tuple[dict, dict] | None:
@@ -158,14 +163,16 @@ def search(access: Access, request: SearchRequest) -> dict:
     except DatabaseError as exc:
         log.error("search backend failed: %s", exc)
         raise LayerError("search_unavailable", "the search backend could not answer this query") from None
-    # Load every candidate (one query per type) for what ranking needs: current or not, status, time.
+    # Load every candidate (one query per type) for what ranking needs — current or not, status, time —
+    # and for what a hit may show, which only the few answered need.
     ids: dict[str, list[int]] = {}
     for hit in found:
         ids.setdefault(hit.resource_type, []).append(hit.record_id)
     loaded = {}
     for name, record_ids in ids.items():
-        adapter = by_type[name].resource.adapter
-        loaded.update({(name, obj.pk): obj for obj in adapter.records(access.user_id).filter(pk__in=record_ids)})
+        v = by_type[name]
+        records = v.resource.adapter.candidates(access.user_id, record_ids, shown_names(v))
+        loaded.update({(name, obj.pk): obj for obj in records})
     candidates, instances = [], {}
     for hit in found:
         v, instance = by_type[hit.resource_type], loaded.get((hit.resource_type, hit.record_id))

@@ -182,3 +182,33 @@ def test_search_builds_documents_only_for_what_it_answers(user, monkeypatch):  #
     assert len(answer["hits"]) == 3 and answer["truncated"] is True
     assert len(built) == 4  # the three answered and the one proving there are more
     assert all(names == frozenset({"title", "text", "updated_at"}) for names in built)
+
+
+def test_a_search_loads_each_type_of_candidate_once(user):  # SPEC
+    # One statement ranks; one per type loads its candidates (only what ranking and a hit read,
+    # the ids bound as one list on PostgreSQL). Ranking and building hits read nothing more:
+    # a field left unloaded that either needed would cost a statement per record.
+    from datetime import date
+
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from apps.memory.services.facts import fact_create
+
+    records = meeting(user, title="Quokka review")
+    services.todo_create(owner=user, title="Quokka food", notes="the quokka")
+    services.voice_memo_create(owner=user, title="Quokka idea", text="a quokka app", recorded_at=T0)
+    services.contact_create(owner=user, display_name="Quokka Lin", notes="met at the quokka park")
+    services.digest_create(owner=user, period="week", period_start=date(2026, 6, 1), period_end=date(2026, 6, 7),
+                           summary="quokka week", episodes=[records["episode"]])
+    services.intent_create(owner=user, action="quokka reminder")
+    services.calendar_event_create(owner=user, title="Quokka visit", starts_at=T0, ends_at=T0 + timedelta(hours=1),
+                                   location="quokka island")
+    services.transcript_create(owner=user, title="Quokka talk", recorded_at=T0,
+                               segments=[{"speaker": "A", "start_ms": 0, "end_ms": 900, "text": "quokka"}])
+    fact_create(owner=user, category="preferences", label="Favourite animal", value="quokka")
+    with CaptureQueriesContext(connection) as captured:
+        answer = call(access(user), "search", query="quokka", top_k=50)
+    assert {hit["type"] for hit in answer["hits"]} == {r.type for r in registry.all() if r.declaration.searchable}
+    selects = [q["sql"] for q in captured.captured_queries if q["sql"].lstrip().upper().startswith("SELECT")]
+    assert len(selects) == 1 + len({hit["type"] for hit in answer["hits"]}), selects
