@@ -3,7 +3,7 @@ from django.core.exceptions import ValidationError
 from django.db import DataError, IntegrityError, transaction
 
 from apps.memory.models import Fact
-from apps.memory.services import FactVersionConflict, fact_archive, fact_create, fact_update
+from apps.memory.services import FactArchived, FactVersionConflict, fact_archive, fact_create, fact_update
 
 pytestmark = pytest.mark.django_db
 
@@ -51,6 +51,17 @@ def test_stale_edit_that_changes_nothing_is_no_conflict(user):
     fact_update(fact=fact, value="Latte")
     again = fact_update(fact=fact, expected_version=1, value=" Latte ")
     assert (again.value, again.version) == ("Latte", 2)
+
+
+# SPEC W-2, C-2: an edit meant for the live fact, checked under the row's lock, changes nothing once it is
+# archived (a page opened before the archive); others may still edit an archived fact.
+def test_an_edit_for_the_live_fact_refuses_an_archived_one(user):
+    fact = fact_archive(fact=make_fact(user))
+    with pytest.raises(FactArchived):
+        fact_update(fact=fact, expected_version=1, active_only=True, value="Latte")
+    fact.refresh_from_db()
+    assert (fact.value, fact.version) != ("Latte", 2)
+    assert fact_update(fact=fact, sensitive=True).sensitive
 
 
 def test_archive_keeps_version(user):

@@ -11,8 +11,7 @@ from django.utils.translation import gettext as _
 from apps.consent.forms import FactAddForm, FactEditForm, SensitiveForm
 from apps.consent.views import pages, submissions
 from apps.consent.views.mixins import MeAction, MePage
-from apps.memory.models import FactStatus
-from apps.memory.services import FactVersionConflict, fact_archive, fact_create, fact_update
+from apps.memory.services import FactArchived, FactVersionConflict, fact_archive, fact_create, fact_update
 
 TEMPLATE = "me/facts.html"
 
@@ -75,12 +74,13 @@ class FactEditView(FactsPageMixin, MeAction):
     def post(self, request, pk):
         fact = pages.fact_for(user=request.user, fact_id=pk)
         form = FactEditForm(request.POST, auto_id=f"fact{fact.pk}-%s")
-        if fact.status == FactStatus.ARCHIVED:  # archived in another tab meanwhile: it stays as it was
-            return self.render_facts(edit_form=form, archived=fact, status=409)
         if not form.is_valid():
             return self.render_facts(edit_for=fact.pk, edit_form=form, status=400)
         try:
-            updated = fact_update(fact=fact, expected_version=form.cleaned_data["version"], **form.changes())
+            updated = fact_update(fact=fact, expected_version=form.cleaned_data["version"], active_only=True,
+                                  **form.changes())
+        except FactArchived:  # archived in another tab meanwhile: it stays as it was
+            return self.render_facts(edit_form=form, archived=fact, status=409)
         except FactVersionConflict as conflict:
             # SPEC C-2: never overwrite a newer version unseen. Keep the person's
             # wording, show the latest, and let them save it over the new version.

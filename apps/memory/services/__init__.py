@@ -1,6 +1,6 @@
 """Every write to a memory resource goes through these functions."""
 
-from apps.memory.services.facts import FactVersionConflict, fact_archive, fact_create, fact_update
+from apps.memory.services.facts import FactArchived, FactVersionConflict, fact_archive, fact_create, fact_update
 from apps.memory.services.resources import (
     calendar_event_create,
     contact_create,
@@ -15,6 +15,7 @@ from apps.memory.services.resources import (
 )
 
 __all__ = [
+    "FactArchived",
     "FactVersionConflict",
     "calendar_event_create",
     "contact_create",

@@ -23,6 +23,14 @@ class FactVersionConflict(Exception):
         self.fact = fact
 
 
+class FactArchived(Exception):
+    """The fact was archived since the caller read it; an edit meant for the live fact changes nothing."""
+
+    def __init__(self, fact: Fact):
+        super().__init__(f"fact {fact.pk} is archived")
+        self.fact = fact
+
+
 def _save(fact: Fact, update_fields: list[str] | None = None) -> Fact:
     # Field validators give the friendly errors; the check constraints stay in the
     # database, where checking them costs nothing (validating them here is a query each).
@@ -60,18 +68,22 @@ def fact_create(
 
 
 @transaction.atomic
-def fact_update(*, fact: Fact, expected_version: int | None = None, **changes) -> Fact:
+def fact_update(*, fact: Fact, expected_version: int | None = None, active_only: bool = False, **changes) -> Fact:
     """Apply ``changes``; the version moves only when category, label or value change (SPEC C-2).
 
     The row is locked, so two concurrent edits are applied one after the other;
     ``expected_version`` turns a stale edit into ``FactVersionConflict`` — unless
     it asks for exactly what is saved now (the same edit sent twice): that
-    overwrites nothing, so it is no conflict.
+    overwrites nothing, so it is no conflict. ``active_only``: an archived
+    fact raises ``FactArchived`` (the person's edit from a page opened before
+    it was archived); staff, seeding and the sensitive switch may edit one.
     """
     unknown = set(changes) - set(EDITABLE_FIELDS)
     if unknown:
         raise ValidationError({name: "This field cannot be edited." for name in sorted(unknown)})
     locked = Fact.objects.select_for_update().get(pk=fact.pk)
+    if active_only and locked.status == FactStatus.ARCHIVED:
+        raise FactArchived(locked)
     for name in ("label", "value", "evidence"):
         if isinstance(changes.get(name), str):
             changes[name] = changes[name].strip()
