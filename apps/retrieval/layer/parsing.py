@@ -22,7 +22,7 @@ BODY_MAX = 65_536  # bytes of one request body
 QUERY_MAX = 200  # characters
 TOP_K_DEFAULT, TOP_K_MAX = 10, 50
 CURSOR_MAX = 4_096
-_REF = re.compile(r"^([a-z][a-z0-9_]{0,31}):([1-9][0-9]{0,18})$")
+_REF = re.compile(r"([a-z][a-z0-9_]{0,31}):([1-9][0-9]{0,18})")  # whole string only (fullmatch)
 
 
 class _Object(dict):
@@ -102,7 +102,7 @@ def expect_object(value, pointer: str, *, required=(), optional=(), unknown: str
 def parse_ref(value, pointer: str) -> tuple[str, int]:
     if not isinstance(value, str):
         raise LayerError("invalid_type", "expected a ref string '<type>:<id>'", pointer=pointer)
-    match = _REF.match(value)
+    match = _REF.fullmatch(value)  # "$" would let a trailing line break through
     if not match:
         raise LayerError("invalid_ref", f"{value!r} is not a ref '<type>:<id>'", pointer=pointer)
     return match.group(1), int(match.group(2))

@@ -39,6 +39,10 @@ CASES = [
     ("search", b'{"query": "' + b"x" * 201 + b'"}', "invalid_value", "/query"),
     ("read", b'{"ref": "todo:01"}', "invalid_ref", "/ref"),
     ("read", b'{"ref": "todo"}', "invalid_ref", "/ref"),
+    # SPEC R-3: a ref is exactly '<type>:<id>', nothing after it (a regular expression's "$" would
+    # let a trailing line break through).
+    ("read", b'{"ref": "todo:1\\n"}', "invalid_ref", "/ref"),
+    ("read", b'{"ref": "todo:1 "}', "invalid_ref", "/ref"),
     ("read", b'{"ref": 12}', "invalid_type", "/ref"),
     ("read", b'{"ref": "recipe:1"}', "unknown_resource", "/ref"),
     ("read", b'[]', "invalid_type", ""),
