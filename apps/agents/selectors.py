@@ -1,4 +1,4 @@
-"""Reads of runs and policies: one call's run, its agent's policy and grants, in one statement (SPEC R-4)."""
+"""Reads of runs and policies: one call's run, its person, its agent's policy and grants in one statement (SPEC R-4)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from apps.agents.models import RunSnapshot, grant_field_patterns, grant_operatio
 from apps.common import statements
 
 _RUN = ("run_id", "thread_id", "agent_key", "agent_id", "user_id", "audience", "grant", "ended_at")
+_USER = ("user__is_active",)
 _POLICY = ("agent__enabled",)
 _GRANT = ("agent__grants__resource", "agent__grants__can_list", "agent__grants__can_read",
           "agent__grants__can_search", "agent__grants__fields")
@@ -26,16 +27,17 @@ class RunState:
     audience: str
     grant: object
     ended_at: object
+    user_active: bool  # the person's account, as it is now
     policy_enabled: bool | None
     policy_grants: dict  # resource → {"operations": [...], "fields": [...]}, as ``services.policy_grant`` reads it
 
 
 def _run_with_policy(run_id) -> object:
-    return RunSnapshot.objects.filter(run_id=run_id).order_by().values_list(*_RUN, *_POLICY, *_GRANT)
+    return RunSnapshot.objects.filter(run_id=run_id).order_by().values_list(*_RUN, *_USER, *_POLICY, *_GRANT)
 
 
 def run_state(run_id) -> RunState | None:
-    """The run ``run_id`` and its agent's current policy and grants, read afresh (one SQL statement)."""
+    """The run ``run_id``, whether its person is active, its agent's current policy and grants (one SQL statement)."""
     try:
         run_id = run_id if isinstance(run_id, uuid.UUID) else uuid.UUID(str(run_id))
     except ValueError:
@@ -48,11 +50,12 @@ def run_state(run_id) -> RunState | None:
     first = rows[0]
     grants = {}
     for row in rows:
-        resource, can_list, can_read, can_search, fields = row[len(_RUN) + 1:]
+        resource, can_list, can_read, can_search, fields = row[len(_RUN) + len(_USER) + len(_POLICY):]
         if resource is None:
             continue
         grants[resource] = {
             "operations": grant_operations(can_list=can_list, can_read=can_read, can_search=can_search),
             "fields": grant_field_patterns(fields),
         }
-    return RunState(*first[:len(_RUN)], policy_enabled=first[len(_RUN)], policy_grants=grants)
+    return RunState(*first[:len(_RUN)], user_active=first[len(_RUN)], policy_enabled=first[len(_RUN) + 1],
+                    policy_grants=grants)

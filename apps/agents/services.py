@@ -90,12 +90,17 @@ def _run(*, policy: AgentPolicy, run_id, thread_id: str, lock: bool = False) -> 
 def run_access(*, policy: AgentPolicy, run_id, thread_id: str) -> Access:
     """What this call of the run may do: snapshot ∩ current policy (∩ the internal cap, in the layer).
 
-    Computed afresh on every call from one read of the run, its agent's
-    policy and the policy's grants (``selectors.run_state``): an ended run, a
-    disabled policy or a narrowed grant counts on the very next call.
+    Computed afresh on every call from one read of the run, its person's
+    account, its agent's policy and the policy's grants
+    (``selectors.run_state``): an ended run, a deactivated person, a disabled
+    policy or a narrowed grant counts on the very next call.
     """
     run = selectors.run_state(run_id)
     _check(run, policy=policy, thread_id=thread_id)
+    if not run.user_active:
+        # A run reads for one person; once their account is deactivated it reads nothing more of it,
+        # as their assistants' tokens stop on the next request (docs/mcp.md).
+        raise LayerError("run_ended", "the person this run reads for is no longer active")
     if not run.policy_enabled:
         raise LayerError("policy_unavailable", "the agent's policy is missing or disabled")
     try:

@@ -153,3 +153,17 @@ def test_a_run_whose_policy_was_deleted_is_refused(user):  # SPEC R-4
     run = run_start(policy=agent, user_id=user.pk, thread_id="t")
     agent.delete()  # the run stays, without a policy
     _refusal("policy_unavailable", policy=agent, run_id=run.run_id, thread_id="t")
+
+
+def test_a_run_for_an_inactive_user_is_refused_at_start_and_on_the_next_call(user):  # SPEC R-4
+    agent = make_agent()
+    todo = services.todo_create(owner=user, title="t", notes="private")
+    run = run_start(policy=agent, user_id=user.pk, thread_id="t")
+    assert call(run_access(policy=agent, run_id=run.run_id, thread_id="t"), "read", ref=f"todo:{todo.pk}")
+    # The person's account is deactivated mid-run: the run reads nothing more of it, from the next call on.
+    type(user).objects.filter(pk=user.pk).update(is_active=False)
+    _refusal("run_ended", policy=agent, run_id=run.run_id, thread_id="t")
+    with pytest.raises(LayerError) as refused:
+        run_start(policy=agent, user_id=user.pk, thread_id="t")
+    assert (refused.value.code, refused.value.pointer) == ("invalid_value", "/user")
+    assert run_end(policy=agent, run_id=run.run_id, thread_id="t").ended_at is not None  # it can still be ended
