@@ -188,6 +188,16 @@ class TypeView:
     def readable_top_level(self) -> frozenset[str]:
         return frozenset(pointers.split(leaf)[0] for leaf in self.leaves)
 
+    def listed_top_level(self) -> frozenset[str]:
+        """The readable top-level fields a ``list`` item shows: not those declared ``in_list=False`` (SPEC R-2).
+
+        ``document`` is never asked for the others, so a list never computes what it would drop
+        (a transcript's body from storage).
+        """
+        declaration = self.resource.declaration
+        listed = {pointers.split(path)[0] for path in declaration.children[""] if declaration.by_path[path].in_list}
+        return self.readable_top_level() & listed
+
 
 def field_fingerprint(leaves) -> str:
     return hashlib.sha256("\n".join(sorted(leaves)).encode()).hexdigest()[:32]

@@ -91,7 +91,7 @@ def list_records(access: Access, request: ListRequest) -> dict:
         else:
             qs = qs.filter(pk__lt=after_pk)
     rows = list(adapter.with_related(qs)[: LIST_PAGE_ITEMS + 1])
-    names = v.readable_top_level()
+    names = v.listed_top_level()
     page = {"resource": v.type, "order": f"{order} desc" if order else "id desc", "items": [], "next_cursor": None}
     if withheld:
         page["withheld"] = sorted(withheld)

@@ -175,3 +175,25 @@ def test_previews_hold_only_readable_fields(user):
                  grant=Grant.from_json({"episode": {"operations": OPS, "fields": ["/topics"]}}))
     item = call(acc, "list", resource="episode")["items"][0]
     assert item["data"] == {"topics": topics[:PREVIEW_ITEMS]} and item["truncated"] == ["/topics"]
+
+
+def test_listing_transcripts_never_asks_storage_for_their_bodies(user, monkeypatch):  # SPEC
+    # ``/segments`` is not shown in list items: a list page must not fetch (up to 20) bodies only to drop
+    # them, nor fail because one body is gone; reading that transcript is what says body_missing.
+    from apps.memory import storage
+
+    lost = services.transcript_create(owner=user, title="lost", recorded_at=T0,
+                                      segments=[{"speaker": "A", "start_ms": 0, "end_ms": 1, "text": "hi"}])
+    kept = services.transcript_create(owner=user, title="kept", recorded_at=T0 + timedelta(hours=1),
+                                      segments=[{"speaker": "B", "start_ms": 0, "end_ms": 1, "text": "yo"}])
+    storage.body_delete(path=lost.body_path)
+
+    def asked(*args, **kwargs):
+        raise AssertionError("a list asked storage for a transcript body")
+
+    monkeypatch.setattr(storage, "body_read", asked)
+    monkeypatch.setattr("apps.retrieval.layer.resources.transcript.body_size", asked)
+    page = call(access(user), "list", resource="transcript")
+    assert [(item["ref"], item["data"]["title"]) for item in page["items"]] == [
+        (f"transcript:{kept.pk}", "kept"), (f"transcript:{lost.pk}", "lost")]
+    assert all("segments" not in item["data"] for item in page["items"])
