@@ -32,3 +32,8 @@ _DIRECTION_CONTROLS = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]
 def without_direction_controls(text: str) -> str:
     """``text`` without Unicode direction controls, for showing it inside other text."""
     return _DIRECTION_CONTROLS.sub("", text)
+
+
+def shown_name(name: str | None) -> str:
+    """A name someone else chose, as plain text inside our sentences: no direction controls, no edge spaces."""
+    return without_direction_controls(name or "").strip()

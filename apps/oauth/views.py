@@ -17,7 +17,7 @@ from oauth2_provider.models import get_application_model
 from oauthlib.oauth2.rfc6749 import errors
 
 from apps.common.logging import SECRET_PARAMETERS  # never in a URL, an error report or a log (SPEC A-4)
-from apps.common.text import without_direction_controls
+from apps.common.text import shown_name
 from apps.consent import scopes as scope_rules
 from apps.consent.services import ConsentError, connection_authorize
 from apps.memory.models import Category
@@ -134,7 +134,7 @@ class ConsentView(dot_views.AuthorizationView):
         context = self.get_context_data(
             form=form,
             application=application,
-            assistant_name=without_direction_controls(application.name or "").strip(),
+            assistant_name=shown_name(application.name),
             redirect_host=urlsplit(offer.redirect_uri).netloc,
             scope_rows=[
                 {"name": name, "description": scope_rules.DESCRIPTIONS[name], "checked": name in chosen_scopes}

@@ -10,7 +10,7 @@ from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.translation import gettext as _
 
-from apps.common.text import without_direction_controls
+from apps.common.text import shown_name
 from apps.consent import scopes as scope_rules
 from apps.memory.models import Category
 
@@ -52,7 +52,7 @@ def redirect_host(application) -> str:
 @register.filter
 def assistant_name(application) -> str:
     """The assistant's self-chosen name as plain text, without direction controls (SPEC A-7)."""
-    return without_direction_controls(application.name or "").strip() or _("Unnamed assistant")
+    return shown_name(application.name) or _("Unnamed assistant")
 
 
 @register.filter
