@@ -253,6 +253,8 @@ REFRESH_FAMILY_LIFETIME = timedelta(days=30)  # absolute, from the original cons
 # Dynamic client registration: at most this many registrations per client IP per window.
 OAUTH_REGISTRATION_RATE_LIMIT = env.int("OAUTH_REGISTRATION_RATE_LIMIT", 60)
 OAUTH_REGISTRATION_RATE_WINDOW = timedelta(hours=1)
+# SPEC A-10: browser origins /mcp answers besides its own (e.g. an inspector page); none by default.
+MCP_ALLOWED_ORIGINS = [origin.strip().rstrip("/").lower() for origin in env.list("MCP_ALLOWED_ORIGINS", [])]
 # Proxies in front of the app that append to X-Forwarded-For (0: use REMOTE_ADDR).
 TRUSTED_PROXY_COUNT = env.int("TRUSTED_PROXY_COUNT", 0)
 
@@ -283,6 +285,8 @@ OAUTH2_PROVIDER = {
     # registration accepts it only for 127.0.0.1, localhost and [::1] (registration.py).
     "COMPLIANT_BCP_RFC9700_REDIRECT_URI_SCHEME": False,
     "COMPLIANT_BCP_RFC9700_REDIRECT_URI_MATCHING": True,
+    # RFC 8252 §7.3 for "localhost" too: native clients register it and listen on a port of the moment.
+    "ALLOW_LOCALHOST_LOOPBACK": True,
     "COMPLIANT_BCP_RFC9700_PKCE_REQUIRED": True,
     # Discovery (RFC 8414 / RFC 9728): the issuer is the public origin, whatever host a request used.
     "OIDC_ISS_ENDPOINT": PUBLIC_BASE_URL,

@@ -20,9 +20,7 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import dataclass
-from ipaddress import ip_address
 from typing import Any
-from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.db import DatabaseError, connections, router
@@ -114,24 +112,15 @@ def _status_and_grant(raw_token: str) -> tuple[str, str, BearerGrant | None]:
 
 
 def origin_allowed(origin: str | None) -> bool:
-    """Absent, our own public origin, or a loopback origin (a local tool such as an inspector)."""
+    """Absent (not a browser), our own public origin, or one listed in ``MCP_ALLOWED_ORIGINS`` (SPEC A-10).
+
+    A page on any other origin — a loopback one included — could otherwise
+    use a person's local server through DNS rebinding.
+    """
     if not origin:
         return True
-    if origin.rstrip("/") == settings.PUBLIC_BASE_URL:
-        return True
-    try:
-        parts = urlsplit(origin)
-        hostname = parts.hostname
-    except ValueError:  # not a URL at all, e.g. "http://[::1"
-        return False
-    if parts.scheme not in {"http", "https"} or not hostname:
-        return False
-    if hostname == "localhost":
-        return True
-    try:
-        return ip_address(hostname).is_loopback
-    except ValueError:
-        return False
+    origin = origin.rstrip("/").lower()
+    return origin == settings.PUBLIC_BASE_URL or origin in settings.MCP_ALLOWED_ORIGINS
 
 
 def read_body(request: HttpRequest) -> bytes | Refusal:

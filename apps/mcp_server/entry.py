@@ -10,7 +10,7 @@ which are applied here exactly as Django applies them: ``ALLOWED_HOSTS``
 through ``request.get_host()``, ``SecurityMiddleware`` (HTTPS redirect, HSTS,
 nosniff, referrer and opener policies) and ``XFrameOptionsMiddleware``.
 
-Requests to exactly ``/mcp`` go to the same view as under WSGI
+Requests to ``/mcp`` (and ``/mcp/``) go to the same view as under WSGI
 (``views.mcp_endpoint``: admission, the MCP SDK, the database work and the
 access record); every other request goes to Django's own ASGI application.
 """
@@ -28,7 +28,7 @@ from django.middleware.security import SecurityMiddleware
 from apps.mcp_server.admission import MAX_BODY_BYTES
 from apps.mcp_server.views import mcp_endpoint
 
-PATH = "/mcp"
+PATHS = frozenset({"/mcp", "/mcp/"})
 
 ASGIApp = Callable[[dict, Callable, Callable], Awaitable[None]]
 
@@ -39,7 +39,7 @@ def mount(django_application: ASGIHandler) -> ASGIApp:
     frame_options = XFrameOptionsMiddleware(_unused)
 
     async def application(scope: dict, receive: Callable, send: Callable) -> None:
-        if scope["type"] != "http" or scope["path"] != PATH:
+        if scope["type"] != "http" or scope["path"] not in PATHS:
             return await django_application(scope, receive, send)
         body = await _body(receive)
         if body is None:  # the client went away before sending its request

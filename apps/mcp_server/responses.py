@@ -13,10 +13,7 @@ from django.conf import settings
 from django.http import JsonResponse
 
 from apps.mcp_server.errors import Refusal
-
-
-def resource_metadata_url() -> str:
-    return settings.PUBLIC_BASE_URL + "/.well-known/oauth-protected-resource/mcp"
+from apps.oauth.discovery import resource_metadata_url
 
 
 def challenge(refusal: Refusal) -> str:
@@ -25,8 +22,9 @@ def challenge(refusal: Refusal) -> str:
     if refusal.token_presented:
         params.append(f'error="{refusal.error}"')
         params.append(f'error_description="{_quoted(refusal.message)}"')
-    if refusal.scopes:
-        params.append(f'scope="{" ".join(refusal.scopes)}"')
+    # A 403 names the scopes the call lacks; a 401 the base scope to ask for (SPEC A-8).
+    scopes = refusal.scopes or settings.OAUTH2_PROVIDER["DEFAULT_SCOPES"]
+    params.append(f'scope="{" ".join(scopes)}"')
     params.append(f'resource_metadata="{resource_metadata_url()}"')
     return "Bearer " + ", ".join(params)
 

@@ -4,5 +4,5 @@ from apps.mcp_server.views import mcp_endpoint
 
 app_name = "mcp_server"
 
-# Exactly /mcp: no trailing slash, so no redirect a client would have to follow (SPEC M-1).
-urlpatterns = [path("mcp", mcp_endpoint, name="endpoint")]
+# /mcp, and /mcp/ served the same rather than redirected: a POST is not re-sent to a redirect (SPEC M-1, A-10).
+urlpatterns = [path("mcp", mcp_endpoint, name="endpoint"), path("mcp/", mcp_endpoint)]

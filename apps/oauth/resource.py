@@ -1,35 +1,59 @@
 """The one protected resource tokens may be issued for: ``/mcp`` (SPEC A-6, RFC 8707).
 
 django-oauth-toolkit accepts any absolute URI as a resource indicator; this
-product has exactly one resource, so every indicator is compared, as a plain
-string, with ``settings.MCP_RESOURCE_URL``.
+product has exactly one resource. A missing indicator means it; a given one
+must name it, compared after normalisation (scheme and host case, default
+port, one trailing slash), because clients spell the URL they were given in
+these ways. Tokens are always bound to the canonical
+``settings.MCP_RESOURCE_URL``, whatever the client wrote.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from oauthlib.oauth2.rfc6749 import errors
 
+DEFAULT_PORTS = {"http": 80, "https": 443}
 
-def resource_error(values: Iterable[str], *, required: bool, state: str | None = None, request=None):
-    """The ``invalid_target`` error for these resource indicators, or ``None`` when they are acceptable.
 
-    Acceptable means exactly one indicator equal to the ``/mcp`` resource, or
-    none at all when ``required`` is false (the refresh grant inherits the
-    resource its refresh token is bound to).
+def normalised(uri: str) -> str | None:
+    """``uri`` with lower-case scheme and host, no default port and no one trailing slash; ``None`` if not a URL."""
+    try:
+        parts = urlsplit(uri.strip() if isinstance(uri, str) else "")
+        port = parts.port
+    except ValueError:
+        return None
+    if not parts.scheme or not parts.hostname or parts.username or parts.password or parts.fragment:
+        return None
+    scheme = parts.scheme.lower()
+    host = parts.hostname if ":" not in parts.hostname else f"[{parts.hostname}]"
+    netloc = host if port in (None, DEFAULT_PORTS.get(scheme)) else f"{host}:{port}"
+    path = parts.path[:-1] if parts.path.endswith("/") and not parts.path.endswith("//") else parts.path
+    query = f"?{parts.query}" if parts.query else ""
+    return f"{scheme}://{netloc}{path}{query}"
+
+
+def names_mcp(uri: str) -> bool:
+    return normalised(uri) == normalised(settings.MCP_RESOURCE_URL)
+
+
+def resource_error(values: Iterable[str], *, state: str | None = None, request=None):
+    """The ``invalid_target`` error for these resource indicators, or ``None`` when they name ``/mcp``.
+
+    None at all is the ``/mcp`` resource too: some clients leave the parameter out.
     """
     values = list(values)
-    if not values and not required:
+    if all(names_mcp(value) for value in values) and len(set(map(normalised, values))) <= 1:
         return None
-    if values == [settings.MCP_RESOURCE_URL]:
-        return None
-    if not values:
-        description = f"The resource parameter is required and must be {settings.MCP_RESOURCE_URL}."
-    else:
-        description = f"The only resource this server issues tokens for is {settings.MCP_RESOURCE_URL}."
-    return errors.CustomOAuth2Error(error="invalid_target", description=description, state=state, request=request)
+    return errors.CustomOAuth2Error(
+        error="invalid_target",
+        description=f"The only resource this server issues tokens for is {settings.MCP_RESOURCE_URL}.",
+        state=state,
+        request=request,
+    )
 
 
 def requested_resources(oauthlib_request) -> list[str]:
@@ -41,3 +65,8 @@ def requested_resources(oauthlib_request) -> list[str]:
     if isinstance(single, list):
         return list(single)
     return [single] if single else []
+
+
+def bind_to_mcp(oauthlib_request) -> None:
+    """Have the toolkit bind the tokens it issues to the canonical ``/mcp`` (checked before, by ``resource_error``)."""
+    oauthlib_request.resource = [settings.MCP_RESOURCE_URL]

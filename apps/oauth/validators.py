@@ -25,8 +25,8 @@ from apps.consent import scopes as scope_rules
 from apps.consent.selectors import connection_scopes
 from apps.consent.services import connection_live_locked
 from apps.oauth.models import TokenFamily
-from apps.oauth.resource import requested_resources, resource_error
-from apps.oauth.scope_backend import is_agent_application
+from apps.oauth.resource import bind_to_mcp, requested_resources, resource_error
+from apps.oauth.scope_backend import is_agent_application, without_ignored
 from apps.oauth.selectors import family_of_code
 from apps.oauth.services import RevokedReason, token_family_open, token_family_revoke
 
@@ -102,6 +102,8 @@ class AssistantOAuth2Validator(OAuth2Validator):
         family; this is the backstop that ties the agent scope to the
         client-credentials grant as well.
         """
+        # The list is the request's own: what is left of it is what the consent page offers.
+        scopes[:] = without_ignored(scopes) or self.get_default_scopes(client_id, request)
         wanted = set(scopes)
         if settings.AGENT_SCOPE in wanted and (
             request.grant_type not in SERVICE_GRANT_TYPES or not is_agent_application(client)
@@ -128,9 +130,10 @@ class AssistantOAuth2Validator(OAuth2Validator):
         problem = pkce_problem(request.code_challenge_method, request.code_challenge)
         if problem is not None:
             raise errors.InvalidRequestError(description=problem, request=request)
-        error = resource_error(_as_list(getattr(request, "resource", None)), required=True, request=request)
+        error = resource_error(_as_list(getattr(request, "resource", None)), request=request)
         if error is not None:
             raise error
+        bind_to_mcp(request)
         expires = clock.now() + timedelta(seconds=oauth2_settings.AUTHORIZATION_CODE_EXPIRE_SECONDS)
         self._create_authorization_code(request, code, expires=expires)
 
@@ -150,9 +153,10 @@ class AssistantOAuth2Validator(OAuth2Validator):
             return False
         if clock.now() >= grant.expires:
             return False
-        error = resource_error(requested_resources(request), required=True, request=request)
+        error = resource_error(requested_resources(request), request=request)
         if error is not None:
             raise error
+        bind_to_mcp(request)
         request.scopes = grant.scope.split()
         request.user = grant.user
         request.validated_grant = grant
@@ -192,6 +196,8 @@ class AssistantOAuth2Validator(OAuth2Validator):
         Presenting a token that was already rotated revokes its whole family
         through the toolkit's reuse protection, and the family records why.
         """
+        if request.scope:  # read by the toolkit after this check: a refresh may name offline_access too
+            request.scope = " ".join(without_ignored(request.scope.split())) or None
         refresh_token_model = get_refresh_token_model()
         rt = (
             refresh_token_model.objects.filter(token_checksum=_checksum(refresh_token))
@@ -211,9 +217,10 @@ class AssistantOAuth2Validator(OAuth2Validator):
             return False
         if rt.application_id != client.pk or rt.access_token is None:
             return False
-        error = resource_error(requested_resources(request), required=False, request=request)
+        error = resource_error(requested_resources(request), request=request)
         if error is not None:
             raise error
+        bind_to_mcp(request)
         family = TokenFamily.objects.filter(family=rt.token_family).first()
         if family is None or family.revoked_at is not None:
             return False

@@ -125,7 +125,7 @@ class ConsentView(dot_views.AuthorizationView):
         problem = pkce_problem(credentials.get("code_challenge_method"), credentials.get("code_challenge"))
         if problem is not None:
             return errors.InvalidRequestError(description=problem, state=state)
-        return resource_error(request.GET.getlist("resource"), required=True, state=state)
+        return resource_error(request.GET.getlist("resource"), state=state)
 
     def _page(self, form, application, status=200):
         offer = form.offer

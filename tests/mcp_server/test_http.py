@@ -153,7 +153,8 @@ def test_tool_call_is_one_unit_of_database_work(shared_profile, monkeypatch):
     assert len(units) == 1
 
 
-# DNS-rebinding defence: a foreign Origin is refused; our own and loopback origins are served.
+# SPEC A-10, DNS-rebinding defence: a browser origin is served only when it is our own or listed in
+# MCP_ALLOWED_ORIGINS (none by default) — a loopback page too, since a rebound name is one.
 @pytest.mark.parametrize(
     "origin,status",
     [
@@ -161,14 +162,22 @@ def test_tool_call_is_one_unit_of_database_work(shared_profile, monkeypatch):
         ("null", 403),
         ("http://127.0.0.1.evil.example:8787", 403),
         (settings.PUBLIC_BASE_URL, 200),
-        ("http://localhost:6274", 200),
-        ("http://[::1]:3000", 200),
+        (settings.PUBLIC_BASE_URL.upper() + "/", 200),
+        ("http://localhost:6274", 403),
+        ("http://[::1]:3000", 403),
         ("http://[::1", 403),  # not a URL at all (SPEC M-8: bad input is never a 500)
     ],
 )
 def test_origin(origin, status, shared_profile):
     _, _, token = shared_profile
     assert post(call("get_user_context"), token, Origin=origin).status_code == status
+
+
+@pytest.mark.parametrize("origin", ["http://localhost:6274", "HTTP://LOCALHOST:6274/"])
+def test_listed_origin(origin, shared_profile, settings):
+    settings.MCP_ALLOWED_ORIGINS = ["http://localhost:6274"]
+    _, _, token = shared_profile
+    assert post(call("get_user_context"), token, Origin=origin).status_code == 200
 
 
 # SPEC M-8: a Content-Length that is not a number — even of digits int() does not read, "²" — is a
@@ -261,9 +270,10 @@ def test_database_outage_is_503(token):
     assert response.status_code == 503 and error_code(response) == "unavailable"
 
 
-# SPEC M-1: a browser-based client on an allowed origin (an inspector on localhost) can call /mcp
+# SPEC M-1, A-10: a browser-based client on an allowed origin (an inspector on localhost) can call /mcp
 # and read the 401 challenge; other origins get no CORS grant.
-def test_cors_for_allowed_origins(shared_profile):
+def test_cors_for_allowed_origins(shared_profile, settings):
+    settings.MCP_ALLOWED_ORIGINS = ["http://localhost:6274"]
     _, _, token = shared_profile
     origin = "http://localhost:6274"
     preflight = Client().options("/mcp", headers={"Origin": origin, "Access-Control-Request-Method": "POST",

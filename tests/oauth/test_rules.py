@@ -39,13 +39,38 @@ def assert_nothing_issued():
     assert not Connection.objects.exists()
 
 
-# SPEC A-6: the resource indicator is required at the authorization endpoint and must be /mcp.
-@pytest.mark.parametrize(
-    "resource",
-    [None, OTHER_RESOURCE, settings.MCP_RESOURCE_URL + "/", settings.PUBLIC_BASE_URL, "not a uri"],
-    ids=["missing", "other", "trailing-slash", "origin", "malformed"],
-)
-def test_authorize_refuses_other_or_missing_resource(assistant, browser, resource):
+def _spellings_of_mcp() -> list[str]:
+    """The /mcp resource as clients spell it: no resource, a trailing slash, upper-case scheme and host, the port."""
+    scheme, _, rest = settings.MCP_RESOURCE_URL.partition("://")
+    host, _, path = rest.partition("/")
+    port = {"http": ":80", "https": ":443"}[scheme] if ":" not in host else ""
+    return [None, settings.MCP_RESOURCE_URL + "/", f"{scheme.upper()}://{host.upper()}/{path}",
+            f"{scheme}://{host}{port}/{path}"]
+
+
+SAME_RESOURCE_IDS = ["missing", "trailing-slash", "upper-case-origin", "explicit-port"]
+OTHER_SPELLINGS = [OTHER_RESOURCE, settings.PUBLIC_BASE_URL, settings.MCP_RESOURCE_URL + "//",
+                   settings.MCP_RESOURCE_URL + "/x", "not a uri", settings.MCP_RESOURCE_URL.replace("/mcp", "/MCP")]
+OTHER_IDS = ["other", "origin", "two-slashes", "sub-path", "malformed", "path-case"]
+
+
+# SPEC A-6: a missing resource means /mcp, and /mcp is recognised however a client spells its origin.
+@pytest.mark.parametrize("resource", _spellings_of_mcp(), ids=SAME_RESOURCE_IDS)
+def test_authorize_and_token_take_mcp_however_spelled(assistant, browser, resource):
+    flow = oauth_flow.registered(assistant)
+    oauth_flow.code_from(oauth_flow.approve(browser, flow, resource=resource), flow)
+    response = oauth_flow.exchange(assistant, flow, resource=resource)
+    assert response.status_code == 200, response.content
+    # The token is bound to the one canonical /mcp resource, whatever the client wrote.
+    assert authenticate_bearer(response.json()["access_token"]) is not None
+    response = oauth_flow.refresh(assistant, flow, response.json()["refresh_token"], resource=resource)
+    assert response.status_code == 200, response.content
+    assert authenticate_bearer(response.json()["access_token"]) is not None
+
+
+# SPEC A-6: another origin or another path is still refused at the authorization endpoint.
+@pytest.mark.parametrize("resource", OTHER_SPELLINGS, ids=OTHER_IDS)
+def test_authorize_refuses_other_resource(assistant, browser, resource):
     flow = oauth_flow.registered(assistant)
     assert_error_redirect(authorize(browser, flow, resource=resource), "invalid_target")
     assert_nothing_issued()
@@ -59,9 +84,9 @@ def test_authorize_refuses_two_resources(assistant, browser):
     assert_error_redirect(browser.get(url), "invalid_target")
 
 
-# SPEC A-6: the resource is required at the token endpoint and must be /mcp; nothing is issued otherwise.
-@pytest.mark.parametrize("resource", [None, OTHER_RESOURCE], ids=["missing", "other"])
-def test_token_refuses_other_or_missing_resource(assistant, approved, resource):
+# SPEC A-6: at the token endpoint another resource is refused; nothing is issued.
+@pytest.mark.parametrize("resource", OTHER_SPELLINGS, ids=OTHER_IDS)
+def test_token_refuses_other_resource(assistant, approved, resource):
     response = oauth_flow.exchange(assistant, approved, resource=resource)
     assert response.status_code == 400
     assert response.json()["error"] == "invalid_target"
