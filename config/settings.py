@@ -4,6 +4,7 @@ from datetime import timedelta
 
 import dj_database_url
 
+from apps.oauth.redirects import private_use_schemes
 from config.env import BASE_DIR, VAR_DIR, env
 
 PUBLIC_BASE_URL = env.public_base_url
@@ -253,6 +254,13 @@ REFRESH_FAMILY_LIFETIME = timedelta(days=30)  # absolute, from the original cons
 # Dynamic client registration: at most this many registrations per client IP per window.
 OAUTH_REGISTRATION_RATE_LIMIT = env.int("OAUTH_REGISTRATION_RATE_LIMIT", 60)
 OAUTH_REGISTRATION_RATE_WINDOW = timedelta(hours=1)
+# SPEC A-6: redirect schemes of native apps that assistants may register besides https and loopback http
+# (apps/oauth/redirects.py refuses javascript:, data:, file: and their kind at start-up).
+OAUTH_PRIVATE_USE_SCHEMES = private_use_schemes(
+    env.list("OAUTH_PRIVATE_USE_SCHEMES", ["cursor", "vscode", "vscode-insiders", "windsurf"])
+)
+# Tests only: let a client ID metadata document be fetched from this machine (never in production).
+CIMD_ALLOW_LOOPBACK = False
 # SPEC A-10: browser origins /mcp answers besides its own (e.g. an inspector page); none by default.
 MCP_ALLOWED_ORIGINS = [origin.strip().rstrip("/").lower() for origin in env.list("MCP_ALLOWED_ORIGINS", [])]
 # Proxies in front of the app that append to X-Forwarded-For (0: use REMOTE_ADDR).
@@ -285,6 +293,7 @@ OAUTH2_PROVIDER = {
     # registration accepts it only for 127.0.0.1, localhost and [::1] (registration.py).
     "COMPLIANT_BCP_RFC9700_REDIRECT_URI_SCHEME": False,
     "COMPLIANT_BCP_RFC9700_REDIRECT_URI_MATCHING": True,
+    "ALLOWED_REDIRECT_URI_SCHEMES": ["http", "https", *OAUTH_PRIVATE_USE_SCHEMES],
     # RFC 8252 §7.3 for "localhost" too: native clients register it and listen on a port of the moment.
     "ALLOW_LOCALHOST_LOOPBACK": True,
     "COMPLIANT_BCP_RFC9700_PKCE_REQUIRED": True,
@@ -292,10 +301,16 @@ OAUTH2_PROVIDER = {
     "OIDC_ISS_ENDPOINT": PUBLIC_BASE_URL,
     "OAUTH2_RESPONSE_TYPES_SUPPORTED": ["code"],
     "OAUTH2_GRANT_TYPES_SUPPORTED": ["authorization_code", "refresh_token"],
-    "OAUTH2_TOKEN_ENDPOINT_AUTH_METHODS_SUPPORTED": ["none"],
+    "OAUTH2_TOKEN_ENDPOINT_AUTH_METHODS_SUPPORTED": ["none", "client_secret_post", "client_secret_basic"],
     "OAUTH2_PROTECTED_RESOURCE_IDENTIFIER": MCP_RESOURCE_URL,
     "OAUTH2_PROTECTED_RESOURCE_AUTHORIZATION_SERVERS": [PUBLIC_BASE_URL],
     "OAUTH2_PROTECTED_RESOURCE_NAME": "LifeOS Memory",
+    # SPEC A-6: Client ID Metadata Documents, fetched with the toolkit's SSRF guard and the product's
+    # registration rules (apps/oauth/cimd.py); cached as the document's Cache-Control says, 5 min to 1 day.
+    "CIMD_ENABLED": True,
+    "CIMD_METADATA_FETCHER": "apps.oauth.cimd.ProductMetadataFetcher",
+    "CIMD_FETCH_TIMEOUT_SECONDS": 5,
+    "CIMD_MAX_DOCUMENT_SIZE": 16 * 1024,
     # Dynamic client registration (RFC 7591) is open to anyone, rate-limited per IP.
     "DCR_ENABLED": True,
     "DCR_REGISTRATION_PERMISSION_CLASSES": ("oauth2_provider.dcr.AllowAllDCRPermission",),

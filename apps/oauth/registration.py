@@ -1,31 +1,35 @@
 """Dynamic client registration for assistants (SPEC A-6, RFC 7591 / 7592).
 
 django-oauth-toolkit's registration views, narrowed to what an assistant may
-be: a public client (``token_endpoint_auth_method`` "none") using the
-authorization code grant, whose redirect URIs are https or loopback http.
-Registration is open to anyone, so it is rate-limited per client IP.
+be: a public client (``token_endpoint_auth_method`` "none") or a confidential
+one (``client_secret_post`` / ``client_secret_basic``) using the authorization
+code grant, whose redirect URIs follow ``redirects.py``. Registration is open
+to anyone, so it is rate-limited per client IP.
 """
 
 from __future__ import annotations
 
 import json
-import unicodedata
-from urllib.parse import urlsplit
+from datetime import UTC, datetime
 
 from django.conf import settings
 from django.http import HttpResponse, JsonResponse
-from oauth2_provider.views import DynamicClientRegistrationManagementView, DynamicClientRegistrationView
+from oauth2_provider.views import (
+    DynamicClientRegistrationManagementView,
+    DynamicClientRegistrationView,
+)
 
 from apps.common.text import unstorable_text_reason
+from apps.oauth.redirects import redirect_uri_problem
 from apps.oauth.services import application_deregister
 from apps.oauth.throttle import client_ip, throttle_hit
 
 PUBLIC_AUTH_METHOD = "none"
+# SPEC A-1: a public client, or a confidential one whose secret comes in the body or in Basic.
+AUTH_METHODS = (PUBLIC_AUTH_METHOD, "client_secret_post", "client_secret_basic")
 GRANT_TYPES = ("authorization_code", "refresh_token")
 RESPONSE_TYPES = ("code",)
-LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 MAX_REDIRECT_URIS = 10
-MAX_REDIRECT_URI_LENGTH = 2000
 MAX_CLIENT_NAME_LENGTH = 100
 
 
@@ -43,58 +47,20 @@ def _string_list(value) -> bool:
     return isinstance(value, list) and all(isinstance(item, str) for item in value)
 
 
-def _whitespace_or_control(text: str) -> bool:
-    return any(char.isspace() or unicodedata.category(char) == "Cc" for char in text)
-
-
-def redirect_uri_problem(uri) -> str | None:
-    """Why this redirect URI cannot be registered, or ``None``.
-
-    The toolkit stores a client's redirect URIs space-joined and splits them
-    when it checks one, so a URI holding whitespace would smuggle in a second,
-    unchecked one: whitespace and control characters are refused outright.
-    """
-    if not isinstance(uri, str) or not uri:
-        return "Each redirect URI must be a non-empty string."
-    if len(uri) > MAX_REDIRECT_URI_LENGTH:
-        return f"Redirect URIs are limited to {MAX_REDIRECT_URI_LENGTH} characters."
-    if _whitespace_or_control(uri) or unstorable_text_reason(uri) is not None:
-        return "Redirect URIs must not contain whitespace, control characters or lone surrogates."
-    if not uri.isascii():
-        # RFC 3986: a URI is ASCII, so no authorization request could name this one; and a Unicode host
-        # would be shown to people as a look-alike of another (SPEC A-7).
-        return "Redirect URIs must be ASCII: percent-encode the path, write an IDN host in its xn-- form."
-    if "#" in uri:
-        return "Redirect URIs must not have a fragment."
-    try:
-        parts = urlsplit(uri)  # an unbalanced "[" or "]" raises here
-        host = parts.hostname
-        parts.port  # noqa: B018 - a malformed port raises here
-    except ValueError:
-        return "Redirect URIs must be valid absolute URLs."
-    if "@" in parts.netloc:
-        return "Redirect URIs must not carry credentials."
-    if parts.scheme == "https" and host:
-        return None
-    if parts.scheme == "http" and host in LOOPBACK_HOSTS:
-        return None
-    return "Redirect URIs must use https, or http on a loopback address (127.0.0.1, localhost, [::1])."
-
-
 def assistant_metadata(data) -> dict:
     """The client metadata with the product's rules applied; raises ``MetadataRefused``.
 
     An omitted ``token_endpoint_auth_method`` becomes "none" (RFC 7591 §3.2.1
-    lets the server substitute values); any other method is refused, since an
-    assistant cannot keep a secret.
+    lets the server substitute values); a client that can keep a secret (a
+    web app such as Claude's) may ask for one.
     """
     if not isinstance(data, dict):
         raise MetadataRefused("invalid_client_metadata", "Request body must be a JSON object.")
     data = dict(data)
     method = data.setdefault("token_endpoint_auth_method", PUBLIC_AUTH_METHOD)
-    if method != PUBLIC_AUTH_METHOD:
+    if not isinstance(method, str) or method not in AUTH_METHODS:
         raise MetadataRefused(
-            "invalid_client_metadata", 'Only public clients can register: token_endpoint_auth_method must be "none".'
+            "invalid_client_metadata", "token_endpoint_auth_method must be one of: " + ", ".join(AUTH_METHODS) + "."
         )
     grant_types = data.setdefault("grant_types", list(GRANT_TYPES))
     if (
@@ -129,8 +95,8 @@ def assistant_metadata(data) -> dict:
     return data
 
 
-def _apply_rules(request) -> JsonResponse | None:
-    """Check the JSON body and hand the toolkit the normalised metadata (or the refusal)."""
+def _apply_rules(request) -> dict | JsonResponse:
+    """Check the JSON body and hand the toolkit the normalised metadata; returns it, or the refusal."""
     try:
         data = json.loads(request.body)
     except (ValueError, UnicodeDecodeError, RecursionError):  # RecursionError: arrays nested too deep
@@ -141,7 +107,19 @@ def _apply_rules(request) -> JsonResponse | None:
         return refused.response()
     # The toolkit's view reads the body itself; give it the normalised metadata.
     request._body = json.dumps(metadata).encode("utf-8")
-    return None
+    return metadata
+
+
+def _as_registered(response: HttpResponse, metadata: dict) -> HttpResponse:
+    """RFC 7591 §3.2.1: say the auth method the client asked for (the toolkit names Basic for every
+    confidential client, and takes either) and, beside a secret, that it never expires."""
+    body = json.loads(response.content)
+    body["token_endpoint_auth_method"] = metadata["token_endpoint_auth_method"]
+    body["client_id_issued_at"] = int(datetime.now(UTC).timestamp())
+    if "client_secret" in body:
+        body["client_secret_expires_at"] = 0
+    response.content = json.dumps(body)
+    return response
 
 
 class RegistrationView(DynamicClientRegistrationView):
@@ -165,10 +143,11 @@ class RegistrationView(DynamicClientRegistrationView):
             )
             response["Retry-After"] = str(retry_after)
             return response
-        refused = _apply_rules(request)
-        if refused is not None:
-            return refused
-        return super().post(request, *args, **kwargs)
+        metadata = _apply_rules(request)
+        if isinstance(metadata, HttpResponse):
+            return metadata
+        response = super().post(request, *args, **kwargs)
+        return _as_registered(response, metadata) if response.status_code == 201 else response
 
 
 class RegistrationManagementView(DynamicClientRegistrationManagementView):
@@ -180,9 +159,9 @@ class RegistrationManagementView(DynamicClientRegistrationManagementView):
         auth = self._authenticate_registration_request(request, client_id)
         if isinstance(auth, HttpResponse):
             return auth
-        refused = _apply_rules(request)
-        if refused is not None:
-            return refused
+        metadata = _apply_rules(request)
+        if isinstance(metadata, HttpResponse):
+            return metadata
         return super().put(request, client_id, *args, **kwargs)
 
     def delete(self, request, client_id, *args, **kwargs):

@@ -16,11 +16,13 @@ from oauth2_provider.exceptions import OAuthToolkitError
 from oauth2_provider.models import get_application_model
 from oauthlib.oauth2.rfc6749 import errors
 
+from apps.common.destinations import shown_destination
 from apps.common.logging import SECRET_PARAMETERS  # never in a URL, an error report or a log (SPEC A-4)
 from apps.common.text import shown_name
 from apps.consent import scopes as scope_rules
 from apps.consent.services import ConsentError, connection_authorize
 from apps.memory.models import Category
+from apps.oauth.cimd import verified_host
 from apps.oauth.forms import ConsentForm
 from apps.oauth.offers import Offer, OfferInvalid
 from apps.oauth.resource import resource_error
@@ -135,7 +137,8 @@ class ConsentView(dot_views.AuthorizationView):
             form=form,
             application=application,
             assistant_name=shown_name(application.name),
-            redirect_host=urlsplit(offer.redirect_uri).netloc,
+            redirect_host=shown_destination(offer.redirect_uri),
+            verified_host=verified_host(application),
             scope_rows=[
                 {"name": name, "description": scope_rules.DESCRIPTIONS[name], "checked": name in chosen_scopes}
                 for name in offer.scopes

@@ -27,11 +27,11 @@ def test_authorization_server_metadata(client):
         "response_types_supported": ["code"],
         "grant_types_supported": ["authorization_code", "refresh_token"],
         "code_challenge_methods_supported": ["S256"],
-        "token_endpoint_auth_methods_supported": ["none"],
-        "revocation_endpoint_auth_methods_supported": ["none"],
+        "token_endpoint_auth_methods_supported": ["none", "client_secret_post", "client_secret_basic"],
+        "revocation_endpoint_auth_methods_supported": ["none", "client_secret_post", "client_secret_basic"],
         "scopes_supported": SCOPES,
         "authorization_response_iss_parameter_supported": True,
-        "client_id_metadata_document_supported": False,
+        "client_id_metadata_document_supported": True,
     }
 
 

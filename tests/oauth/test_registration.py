@@ -1,4 +1,4 @@
-"""Dynamic client registration (SPEC A-6, RFC 7591): public clients only, safe redirect URIs, rate-limited."""
+"""Dynamic client registration (SPEC A-1, A-6, RFC 7591): public or confidential, safe redirect URIs, rate-limited."""
 
 import json
 from datetime import timedelta
@@ -37,12 +37,12 @@ def test_omitted_auth_method_becomes_none(assistant):
     assert Application.objects.get().client_type == "public"
 
 
-# SPEC A-1: confidential clients and other grants cannot register.
+# SPEC A-1: other grants, auth methods and response types cannot register.
 @pytest.mark.parametrize(
     "overrides",
     [
-        {"token_endpoint_auth_method": "client_secret_basic"},
-        {"token_endpoint_auth_method": "client_secret_post"},
+        {"token_endpoint_auth_method": "private_key_jwt"},
+        {"token_endpoint_auth_method": ["none"]},
         {"grant_types": ["client_credentials"]},
         {"grant_types": ["authorization_code", "password"]},
         {"grant_types": ["implicit"]},
@@ -67,6 +67,9 @@ def test_refused_metadata(assistant, overrides):
         "http://[::1]:9000/cb",
         "https://127.0.0.1/cb?x=1",
         "https://xn--80ak6aa92e.com/callback",  # an IDN host in its ASCII form
+        # SPEC A-6: private-use schemes of native apps, as Cursor and VS Code register them.
+        "cursor://anysphere.cursor-mcp/oauth/callback",
+        "vscode://vscode.github-authentication/did-authenticate",
     ],
 )
 def test_accepted_redirect_uris(assistant, uri):
@@ -81,8 +84,14 @@ def test_accepted_redirect_uris(assistant, uri):
         "http://192.168.1.20:8080/callback",
         "http://127.0.0.2/callback",
         "http://localhost.example.com/callback",
-        "myapp://callback",
+        "myapp://callback",  # a private-use scheme no operator listed (OAUTH_PRIVATE_USE_SCHEMES)
         "javascript:alert(1)",
+        "JavaScript://%0aalert(1)",
+        "data:text/html,<script>alert(1)</script>",
+        "file:///etc/passwd",
+        "vbscript:msgbox(1)",
+        "blob:https://assistant.example/uuid",
+        "about:blank",
         "https://assistant.example/callback#frag",
         "https://user:pw@assistant.example/callback",
         "/relative/callback",
@@ -282,3 +291,18 @@ def test_management_delete_keeps_the_persons_record(assistant, browser, user):
     again = oauth_flow.Flow(client_id=data["client_id"])
     page = browser.get(oauth_flow.authorize_url(again.client_id, oauth_flow.pkce_pair()[1]))
     assert page.status_code == 400
+
+
+# SPEC A-6: the schemes of the native apps an operator lists are accepted too; the dangerous ones can
+# never be listed (the setting is refused at start-up).
+def test_listed_private_use_scheme(assistant, settings):
+    from django.core.exceptions import ImproperlyConfigured
+
+    from apps.oauth.redirects import private_use_schemes
+
+    settings.OAUTH_PRIVATE_USE_SCHEMES = ["myapp"]
+    settings.OAUTH2_PROVIDER = {**settings.OAUTH2_PROVIDER, "ALLOWED_REDIRECT_URI_SCHEMES": ["http", "https", "myapp"]}
+    assert oauth_flow.register(assistant, redirect_uris=["myapp://callback"]).status_code == 201
+    for scheme in ("javascript", "data", "file", "vbscript", "blob", "about", "http", "https", "not a scheme"):
+        with pytest.raises(ImproperlyConfigured):
+            private_use_schemes([scheme])

@@ -8,11 +8,11 @@ note, and this export goes only to them (SPEC C-8 is about assistants).
 from __future__ import annotations
 
 from datetime import datetime
-from urllib.parse import urlsplit
 
 from django.db.models import Prefetch
 
 from apps.common import clock
+from apps.common.destinations import registered_destinations
 from apps.consent.models import Connection, FactShare, Proposal
 from apps.consent.selectors import retained_access_events
 from apps.memory.models import Fact
@@ -33,10 +33,6 @@ def _fact(fact: Fact) -> dict:
             "created_at": _time(fact.created_at), "updated_at": _time(fact.updated_at)}
 
 
-def _hosts(application) -> list[str]:
-    return sorted({urlsplit(uri).netloc for uri in (application.redirect_uris or "").split() if uri})
-
-
 def _proposal(proposal: Proposal, now: datetime) -> dict:
     # The status as of now: a pending proposal past its expiry is expired before any sweep records it (SPEC J-2).
     return {**{name: getattr(proposal, name) for name in PROPOSAL_FIELDS}, "status": proposal.status_at(now),
@@ -50,7 +46,7 @@ def _connection(connection: Connection, now: datetime) -> dict:
         "id": connection.pk,
         "name": application.name,
         "name_verified": False,  # self-declared by the assistant (SPEC A-7)
-        "redirect_hosts": _hosts(application),
+        "redirect_hosts": registered_destinations(application.redirect_uris),
         "scopes": list(connection.scopes),
         "categories": list(connection.categories),
         "connected_since": _time(connection.created_at),

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from datetime import timezone as dt_timezone
-from urllib.parse import urlsplit
 
 from django import template
 from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.translation import gettext as _
 
+from apps.common.destinations import registered_destinations
 from apps.common.text import shown_name
 from apps.consent import scopes as scope_rules
 from apps.memory.models import Category
@@ -45,8 +45,7 @@ def redirect_host(application) -> str:
     Every registered one, not the first alone: an assistant could register a
     well-known host first and send people to another (SPEC A-7).
     """
-    hosts = sorted({urlsplit(uri).netloc for uri in (application.redirect_uris or "").split()} - {""})
-    return ", ".join(hosts)
+    return ", ".join(registered_destinations(application.redirect_uris))
 
 
 @register.filter

@@ -1,0 +1,84 @@
+"""Client ID Metadata Documents (SPEC A-6; draft-ietf-oauth-client-id-metadata-document).
+
+An assistant may identify itself by an https URL; the toolkit fetches the JSON
+document there and keeps it as an application, refreshed as HTTP caching
+allows (``CIMD_*`` settings). This fetcher is the toolkit's documented
+extension point (``CIMD_METADATA_FETCHER``): its SSRF-hardened fetch, plus the
+product's registration rules applied to what was fetched, so a document can
+register nothing a registration request could not. Loopback addresses are
+refused like every private one unless ``CIMD_ALLOW_LOOPBACK`` is on (tests).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import ssl
+from urllib.parse import urlsplit
+
+import urllib3
+
+from django.conf import settings
+from oauth2_provider import cimd
+from oauth2_provider.settings import oauth2_settings
+
+from apps.oauth.registration import PUBLIC_AUTH_METHOD, MetadataRefused, assistant_metadata
+
+
+def verified_host(application) -> str | None:
+    """The host that vouches for the client: its metadata document's, for a CIMD client; ``None`` otherwise.
+
+    The document was fetched over verified TLS from that host, so unlike a
+    self-declared name it is checked (SPEC A-7).
+    """
+    if application.registration_source != application.RegistrationSource.CIMD:
+        return None
+    return urlsplit(application.client_id).hostname
+
+
+class ProductMetadataFetcher(cimd.SafeMetadataFetcher):
+    def fetch(self, client_id):
+        if settings.CIMD_ALLOW_LOOPBACK and _names_loopback(client_id):
+            metadata, max_age = self._fetch_from_loopback(client_id)
+        else:
+            metadata, max_age = super().fetch(client_id)
+        # The toolkit takes only public clients from a document (the draft forbids shared secrets).
+        metadata.setdefault("token_endpoint_auth_method", PUBLIC_AUTH_METHOD)
+        try:
+            assistant_metadata({key: value for key, value in metadata.items() if key != "client_id"})
+        except MetadataRefused as refused:
+            raise cimd.CIMDError(f"{refused.error}: {refused.description}") from None
+        return metadata, max_age
+
+    def _fetch_from_loopback(self, client_id):
+        """The same bounded fetch (verified TLS, no redirects, time and size caps), to this machine only."""
+        parts = urlsplit(client_id)
+        if parts.scheme != "https":
+            raise cimd.CIMDError("client_id URL must use the https scheme")
+        timeout = oauth2_settings.CIMD_FETCH_TIMEOUT_SECONDS
+        pool = urllib3.HTTPSConnectionPool(
+            host="127.0.0.1", port=parts.port or 443, retries=False, maxsize=1,
+            timeout=urllib3.Timeout(total=timeout), ssl_context=ssl.create_default_context(),
+            server_hostname=parts.hostname,
+        )
+        try:
+            response = pool.urlopen("GET", parts.path + (f"?{parts.query}" if parts.query else ""),
+                                    headers={"Host": parts.netloc, "Accept": "application/json"},
+                                    redirect=False, preload_content=False)
+            try:
+                return self._read_document(response)
+            finally:
+                response.release_conn()
+        except urllib3.exceptions.HTTPError as error:
+            raise cimd.CIMDError(f"could not fetch client_id document: {error}") from None
+        finally:
+            pool.close()
+
+
+def _names_loopback(client_id: str) -> bool:
+    host = urlsplit(client_id).hostname or ""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
