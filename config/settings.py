@@ -3,6 +3,7 @@
 from datetime import timedelta
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 
 from apps.oauth.redirects import private_use_schemes
 from config.env import BASE_DIR, VAR_DIR, env
@@ -205,8 +206,6 @@ CELERY_WORKER_HIJACK_ROOT_LOGGER = False  # keep LOGGING below, with its secret 
 # the history computes now minus the retention, and a cut-off before year 1 is no date at all.
 ACCESS_EVENT_RETENTION_DAYS = env.int("ACCESS_EVENT_RETENTION_DAYS", 365)
 if not 1 <= ACCESS_EVENT_RETENTION_DAYS <= 36500:
-    from django.core.exceptions import ImproperlyConfigured
-
     raise ImproperlyConfigured("ACCESS_EVENT_RETENTION_DAYS must be between 1 and 36500 (a century)")
 # Tasks by name (apps/*/tasks.py). A missed run is harmless (SPEC J-2), so a
 # message still queued when the next one is due is dropped ("expires").
@@ -251,6 +250,11 @@ ASSISTANT_SCOPES = [
 # application with an agent policy is ever issued it, and it is never advertised.
 AGENT_SCOPE = "internal:agents"
 REFRESH_FAMILY_LIFETIME = timedelta(days=30)  # absolute, from the original consent
+# SPEC A-3: a rotated refresh token its own client presents again within this window gets a pair of the same
+# family (concurrent refreshes); after it, a replay revokes the family. At most a minute.
+OAUTH_REFRESH_GRACE = timedelta(seconds=env.int("OAUTH_REFRESH_GRACE_SECONDS", 10))
+if not timedelta(0) <= OAUTH_REFRESH_GRACE <= timedelta(seconds=60):
+    raise ImproperlyConfigured("OAUTH_REFRESH_GRACE_SECONDS must be between 0 and 60")
 # Dynamic client registration: at most this many registrations per client IP per window.
 OAUTH_REGISTRATION_RATE_LIMIT = env.int("OAUTH_REGISTRATION_RATE_LIMIT", 60)
 OAUTH_REGISTRATION_RATE_WINDOW = timedelta(hours=1)

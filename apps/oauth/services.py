@@ -43,6 +43,9 @@ def token_family_revoke(*, family: uuid.UUID | None, reason: str) -> None:
     """
     if family is None:
         return
+    # The family row first, as issuance takes it (validators.py): a refresh racing this either committed its
+    # pair before, and it dies here, or waits and finds the family revoked.
+    list(TokenFamily.objects.select_for_update().filter(family=family))
     get_refresh_token_model().revoke_family(family)
     TokenFamily.objects.filter(family=family, revoked_at=None).update(revoked_at=clock.now(), revoked_reason=reason)
 

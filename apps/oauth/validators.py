@@ -63,6 +63,28 @@ def _checksum(raw: str) -> str:
     return hashlib.sha256(raw.encode("utf-8")).hexdigest()
 
 
+def _rotated(rt) -> bool:
+    """This refresh token was replaced by a newer one of its family (not merely revoked)."""
+    return bool(rt.token_family) and get_refresh_token_model().objects.filter(
+        token_family=rt.token_family, pk__gt=rt.pk
+    ).exists()
+
+
+def _in_grace(rt, client) -> bool:
+    """SPEC A-3: concurrency is not theft. The client whose token it is, presenting it moments after it was
+    rotated (several requests found the access token expired at once), gets a pair of its own.
+
+    Only the token just rotated: the access token it was rotated to is still live (a later rotation deletes
+    it, and a revocation never made one).
+    """
+    return (
+        rt.revoked is not None
+        and rt.application_id == getattr(client, "pk", None)
+        and clock.now() - rt.revoked <= settings.OAUTH_REFRESH_GRACE
+        and get_access_token_model().objects.filter(source_refresh_token=rt).exists()
+    )
+
+
 def _as_list(value) -> list[str]:
     if isinstance(value, (list, tuple)):
         return list(value)
@@ -194,7 +216,8 @@ class AssistantOAuth2Validator(OAuth2Validator):
         The 30 days count from the original consent, not from the last refresh
         (the toolkit's own expiry slides); it supersedes the toolkit's check.
         Presenting a token that was already rotated revokes its whole family
-        through the toolkit's reuse protection, and the family records why.
+        through the toolkit's reuse protection, and the family records why —
+        unless its own client presents it within the grace window (``_in_grace``).
         """
         if request.scope:  # read by the toolkit after this check: a refresh may name offline_access too
             request.scope = " ".join(without_ignored(request.scope.split())) or None
@@ -207,15 +230,13 @@ class AssistantOAuth2Validator(OAuth2Validator):
         )
         if rt is None:
             return False
-        if rt.revoked is not None:
-            rotated = bool(rt.token_family) and refresh_token_model.objects.filter(
-                token_family=rt.token_family, pk__gt=rt.pk
-            ).exists()
+        if rt.revoked is not None and not _in_grace(rt, client):
+            rotated = _rotated(rt)
             super().validate_refresh_token(refresh_token, client, request, *args, **kwargs)
             if rotated:
                 token_family_revoke(family=rt.token_family, reason=RevokedReason.REFRESH_REPLAY)
             return False
-        if rt.application_id != client.pk or rt.access_token is None:
+        if rt.application_id != client.pk or (rt.revoked is None and rt.access_token is None):
             return False
         error = resource_error(requested_resources(request), request=request)
         if error is not None:
@@ -265,7 +286,8 @@ class AssistantOAuth2Validator(OAuth2Validator):
             user=request.user, application=request.client
         ):  # the person revoked meanwhile (or never consented): nothing is issued (SPEC C-7)
             raise errors.InvalidGrantError(request=request)
-        grant = None
+        grant = previous = None
+        in_grace = False
         if request.grant_type == "authorization_code":
             grant = get_grant_model().objects.select_for_update().filter(
                 code=request.code, application=request.client
@@ -277,9 +299,22 @@ class AssistantOAuth2Validator(OAuth2Validator):
             # (SPEC A-5: context:search only together with profile:read).
             if scope_rules.scope_errors(set(request.scopes)):
                 raise errors.InvalidScopeError(request=request)
-            previous = request.refresh_token_instance
-            if not get_refresh_token_model().objects.select_for_update().filter(pk=previous.pk, revoked=None).exists():
-                raise _Replayed(previous.token_family, RevokedReason.REFRESH_REPLAY)
+            # Lock order: connection, family, refresh token — as a revocation of the family takes them.
+            family = TokenFamily.objects.select_for_update().filter(
+                family=request.refresh_token_instance.token_family
+            ).first()
+            previous = get_refresh_token_model().objects.select_for_update().filter(
+                pk=request.refresh_token_instance.pk
+            ).first()
+            if family is None or family.revoked_at is not None or previous is None:
+                raise errors.InvalidGrantError(request=request)
+            if previous.revoked is not None:
+                if not _in_grace(previous, request.client):
+                    raise _Replayed(previous.token_family, RevokedReason.REFRESH_REPLAY)
+                # Rotated already, by a concurrent request of the same client: the toolkit mints a fresh pair
+                # and leaves the rotated token alone; the pair joins the family below.
+                in_grace = True
+                request.refresh_token_instance = None
 
         super()._save_bearer_token(token, request, *args, **kwargs)
 
@@ -287,6 +322,12 @@ class AssistantOAuth2Validator(OAuth2Validator):
         access_token = access_token_model.objects.get(token_checksum=_checksum(token["access_token"]))
         lifetime = timedelta(seconds=token.get("expires_in", oauth2_settings.ACCESS_TOKEN_EXPIRE_SECONDS))
         access_token_model.objects.filter(pk=access_token.pk).update(expires=clock.now() + lifetime)
+        if in_grace:
+            get_refresh_token_model().objects.filter(access_token=access_token).update(
+                token_family=previous.token_family
+            )
+        elif previous is not None:  # rotated now: the grace window is measured on the product clock
+            get_refresh_token_model().objects.filter(pk=previous.pk).update(revoked=clock.now())
         if grant is not None:
             family = (
                 get_refresh_token_model()

@@ -24,7 +24,7 @@ def error_code(response) -> str:
 def test_missing_token_challenge():
     response = post(rpc("tools/list"))
     assert response.status_code == 401
-    assert response["WWW-Authenticate"] == f"Bearer {METADATA}"
+    assert response["WWW-Authenticate"] == f'Bearer scope="profile:read", {METADATA}'
 
 
 # SPEC A-8: a presented token that is not valid → 401 invalid_token with resource_metadata.
@@ -64,7 +64,7 @@ def test_session_cookie_is_not_accepted(user, shared_profile):
     browser.force_login(user)
     response = post(call("get_user_context"), client=browser)
     assert response.status_code == 401
-    assert response["WWW-Authenticate"] == f"Bearer {METADATA}"
+    assert response["WWW-Authenticate"] == f'Bearer scope="profile:read", {METADATA}'
 
 
 # /mcp is CSRF-exempt: a Bearer call works even where CSRF checks are enforced.
@@ -189,11 +189,12 @@ def test_a_content_length_that_is_no_number(shared_profile):
     assert response.json()["error"]["code"] == RPC_INVALID_REQUEST
 
 
-# SPEC M-1: exactly /mcp, never a redirect a client would have to follow.
+# SPEC M-1, A-10: /mcp and /mcp/ alike, never a redirect a client would have to follow.
 def test_no_trailing_slash_redirect(shared_profile):
     _, _, token = shared_profile
     assert post(rpc("tools/list"), token).status_code == 200
-    assert post(rpc("tools/list"), token, path="/mcp/").status_code == 404
+    assert post(rpc("tools/list"), token, path="/mcp/").status_code == 200
+    assert post(rpc("tools/list"), token, path="/mcp//").status_code == 404
 
 
 BAD_BODIES = [

@@ -10,7 +10,11 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from urllib.parse import parse_qs, urlencode, urlsplit
 
+from datetime import timedelta
+
 from django.conf import settings
+
+from apps.common import clock
 
 REDIRECT_URI = "http://127.0.0.1:33418/callback"
 SDK_SCOPE = "context:search profile:correct profile:propose profile:read"  # what the MCP SDK asks for
@@ -175,13 +179,19 @@ def _token_call(client, flow, data):
     return response
 
 
+def past_the_grace_window():
+    """The product clock, frozen just past the window in which a rotated refresh token still works (SPEC A-3)."""
+    return clock.frozen_at(clock.now() + settings.OAUTH_REFRESH_GRACE + timedelta(seconds=1))
+
+
 def full_flow(assistant, browser):
     """Everything that mints or presents a secret, including the refused replays."""
     flow = registered(assistant)
     code_from(approve(browser, flow), flow)
     first = exchange(assistant, flow).json()
     second = refresh(assistant, flow, first["refresh_token"]).json()
-    refresh(assistant, flow, first["refresh_token"])  # replay → family revoked
+    with past_the_grace_window():
+        refresh(assistant, flow, first["refresh_token"])  # replay → family revoked
     exchange(assistant, flow)  # code replay
     again = Flow(client_id=flow.client_id)
     code_from(approve(browser, again), again)
