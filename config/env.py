@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import secrets
-from ipaddress import ip_address
+from ipaddress import ip_address, ip_network
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -67,6 +67,16 @@ class Env:
         if value is None:
             return default
         return [item.strip() for item in value.split(",") if item.strip()]
+
+    def networks(self, name: str) -> list[str]:
+        """A comma-separated list of CIDR networks, each checked at start-up."""
+        networks = self.list(name, [])
+        for network in networks:
+            try:
+                ip_network(network, strict=False)
+            except ValueError as exc:
+                raise ImproperlyConfigured(f"{name}: {network!r} is not a network (CIDR)") from exc
+        return networks
 
     @property
     def public_base_url(self) -> str:

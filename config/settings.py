@@ -255,8 +255,11 @@ REFRESH_FAMILY_LIFETIME = timedelta(days=30)  # absolute, from the original cons
 OAUTH_REFRESH_GRACE = timedelta(seconds=env.int("OAUTH_REFRESH_GRACE_SECONDS", 10))
 if not timedelta(0) <= OAUTH_REFRESH_GRACE <= timedelta(seconds=60):
     raise ImproperlyConfigured("OAUTH_REFRESH_GRACE_SECONDS must be between 0 and 60")
-# Dynamic client registration: at most this many registrations per client IP per window.
-OAUTH_REGISTRATION_RATE_LIMIT = env.int("OAUTH_REGISTRATION_RATE_LIMIT", 60)
+# Dynamic client registration: at most this many registrations per client IP per window. A broker such as
+# Claude's registers every user from a few shared addresses: the default serves ten a minute from one, and
+# the networks listed (CIDR, e.g. a broker's published egress range) are not counted at all (docs/oauth.md).
+OAUTH_REGISTRATION_RATE_LIMIT = env.int("OAUTH_REGISTRATION_RATE_LIMIT", 600)
+OAUTH_REGISTRATION_UNLIMITED_NETWORKS = env.networks("OAUTH_REGISTRATION_UNLIMITED_NETWORKS")
 OAUTH_REGISTRATION_RATE_WINDOW = timedelta(hours=1)
 # SPEC A-6: redirect schemes of native apps that assistants may register besides https and loopback http
 # (apps/oauth/redirects.py refuses javascript:, data:, file: and their kind at start-up).

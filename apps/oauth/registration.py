@@ -22,7 +22,7 @@ from oauth2_provider.views import (
 from apps.common.text import unstorable_text_reason
 from apps.oauth.redirects import redirect_uri_problem
 from apps.oauth.services import application_deregister
-from apps.oauth.throttle import client_ip, throttle_hit
+from apps.oauth.throttle import client_ip, throttle_hit, unlimited
 
 PUBLIC_AUTH_METHOD = "none"
 # SPEC A-1: a public client, or a confidential one whose secret comes in the body or in Basic.
@@ -126,9 +126,10 @@ class RegistrationView(DynamicClientRegistrationView):
     """RFC 7591 registration endpoint, at most N registrations per client IP per window."""
 
     def post(self, request, *args, **kwargs):
-        retry_after = throttle_hit(
+        address = client_ip(request)
+        retry_after = None if unlimited(address) else throttle_hit(
             scope="oauth-registration",
-            key=client_ip(request),
+            key=address,
             limit=settings.OAUTH_REGISTRATION_RATE_LIMIT,
             window=settings.OAUTH_REGISTRATION_RATE_WINDOW,
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from ipaddress import ip_address, ip_network
 
 from django.conf import settings
 from django.core.cache import cache
@@ -22,6 +23,15 @@ def client_ip(request) -> str:
         if len(hops) >= trusted:
             return hops[-trusted]
     return request.META.get("REMOTE_ADDR", "") or "unknown"
+
+
+def unlimited(address: str) -> bool:
+    """An address in ``OAUTH_REGISTRATION_UNLIMITED_NETWORKS``: a broker's egress, serving many people at once."""
+    try:
+        ip = ip_address(address)
+    except ValueError:
+        return False
+    return any(ip in ip_network(network) for network in settings.OAUTH_REGISTRATION_UNLIMITED_NETWORKS)
 
 
 def throttle_hit(*, scope: str, key: str, limit: int, window: timedelta) -> int | None:

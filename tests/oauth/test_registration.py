@@ -165,6 +165,19 @@ def test_rate_limit_behind_proxy(settings, assistant):
     assert _register_from(assistant, {"HTTP_X_FORWARDED_FOR": "198.51.100.2"}).status_code == 201
 
 
+# SPEC A-6: a broker registers every one of its users from a few shared addresses (Claude does). The default
+# allowance serves a busy one, and an operator can exempt a broker's published egress networks outright.
+def test_a_busy_client_is_not_locked_out(settings, assistant):
+    assert settings.OAUTH_REGISTRATION_RATE_LIMIT >= 600
+    settings.OAUTH_REGISTRATION_RATE_LIMIT = 2
+    settings.OAUTH_REGISTRATION_UNLIMITED_NETWORKS = ["160.79.104.0/23", "2607:6bc0::/48"]
+    for address in ["160.79.104.10"] * 5 + ["2607:6bc0::10"] * 3:
+        assert _register_from(assistant, {"REMOTE_ADDR": address}).status_code == 201, address
+    for _ in range(2):
+        assert _register_from(assistant, {"REMOTE_ADDR": "160.79.106.1"}).status_code == 201
+    assert _register_from(assistant, {"REMOTE_ADDR": "160.79.106.1"}).status_code == 429
+
+
 def _register_from(assistant, meta):
     body = {"client_name": "A", "redirect_uris": [oauth_flow.REDIRECT_URI], "token_endpoint_auth_method": "none"}
     return assistant.post("/oauth/register/", data=json.dumps(body), content_type="application/json", **meta)
