@@ -43,6 +43,9 @@ ALL = tuple(DESCRIPTIONS)
 # Offered only when the assistant asked for them, and never ticked in advance:
 # each reaches far more than the facts the person picks one by one (SPEC ).
 UNTICKED_BY_DEFAULT = frozenset({CONTEXT_SEARCH, *MEMORY_SCOPES})
+# SPEC A-8: the base scope an assistant is challenged to ask for: reading, and suggesting what the person
+# reviews — what every assistant is for. Search and memory reads are asked for by name.
+BASE = (PROFILE_READ, PROFILE_PROPOSE, PROFILE_CORRECT)
 
 
 def scope_errors(scopes: set[str]) -> list[str]:

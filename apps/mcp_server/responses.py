@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.conf import settings
 from django.http import JsonResponse
 
+from apps.consent import scopes as scope_rules
 from apps.mcp_server.errors import Refusal
 from apps.oauth.discovery import resource_metadata_url
 
@@ -23,7 +23,7 @@ def challenge(refusal: Refusal) -> str:
         params.append(f'error="{refusal.error}"')
         params.append(f'error_description="{_quoted(refusal.message)}"')
     # A 403 names the scopes the call lacks; a 401 the base scope to ask for (SPEC A-8).
-    scopes = refusal.scopes or settings.OAUTH2_PROVIDER["DEFAULT_SCOPES"]
+    scopes = refusal.scopes or scope_rules.BASE
     params.append(f'scope="{" ".join(scopes)}"')
     params.append(f'resource_metadata="{resource_metadata_url()}"')
     return "Bearer " + ", ".join(params)

@@ -57,9 +57,10 @@ def test_sdk_client_connects_pages_refreshes_and_loses_the_family(assistants, pe
     person = people(user.username, prefix=f"sdk-{mode}")
 
     def consent_page(page):
-        # SPEC A-5: search is asked for and offered, but never ticked unless the person ticks it.
+        # SPEC: the SDK asks for the base scope the 401 named — no search, no memory reads —
+        # and all of it is offered, ticked.
         offered = {box.get_attribute("value"): box.is_checked() for box in page.locator('input[name="scopes"]').all()}
-        assert offered["context:search"] is False
+        assert all(offered.values())
         assert {scope for scope, ticked in offered.items() if ticked} == {
             "profile:read", "profile:propose", "profile:correct"}
         # SPEC A-7, C-4: the self-declared name as unverified, the redirect host, the five shareable categories.

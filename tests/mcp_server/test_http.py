@@ -24,7 +24,7 @@ def error_code(response) -> str:
 def test_missing_token_challenge():
     response = post(rpc("tools/list"))
     assert response.status_code == 401
-    assert response["WWW-Authenticate"] == f'Bearer scope="profile:read", {METADATA}'
+    assert response["WWW-Authenticate"] == f'Bearer scope="profile:read profile:propose profile:correct", {METADATA}'
 
 
 # SPEC A-8: a presented token that is not valid → 401 invalid_token with resource_metadata.
@@ -64,7 +64,7 @@ def test_session_cookie_is_not_accepted(user, shared_profile):
     browser.force_login(user)
     response = post(call("get_user_context"), client=browser)
     assert response.status_code == 401
-    assert response["WWW-Authenticate"] == f'Bearer scope="profile:read", {METADATA}'
+    assert response["WWW-Authenticate"] == f'Bearer scope="profile:read profile:propose profile:correct", {METADATA}'
 
 
 # /mcp is CSRF-exempt: a Bearer call works even where CSRF checks are enforced.

@@ -56,14 +56,14 @@ def test_offline_access_alone_means_the_default_scope(assistant, browser):
     assert oauth_flow.exchange(assistant, flow).json()["scope"] == "profile:read"
 
 
-# SPEC A-8: the 401 challenge names the base scope beside resource_metadata.
+# SPEC A-8: the 401 challenge names the base scope beside resource_metadata: what MCP clients then ask for.
 @pytest.mark.parametrize("path", ["/mcp", "/mcp/"])
 def test_unauthenticated_challenge_names_the_base_scope(client, path):
     response = client.post(path, data="{}", content_type="application/json")
     assert response.status_code == 401
     challenge = response["WWW-Authenticate"]
     assert challenge.startswith("Bearer ")
-    assert 'scope="profile:read"' in challenge
+    assert 'scope="profile:read profile:propose profile:correct"' in challenge
     assert f'resource_metadata="{settings.PUBLIC_BASE_URL}/.well-known/oauth-protected-resource/mcp"' in challenge
 
 
