@@ -6,6 +6,7 @@ fields; the raw-value columns are blank anyway (hashed storage), and their
 hashes are not shown either.
 """
 
+from django import forms
 from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.utils.translation import gettext_lazy as _
@@ -13,6 +14,7 @@ from django.utils.translation import ngettext
 from oauth2_provider.models import revoke_access_token
 
 from apps.oauth.models import TokenFamily
+from apps.oauth.redirects import redirect_uri_problem
 
 USER_SEARCH = (f"user__{get_user_model().USERNAME_FIELD}",)
 APPLICATION_SEARCH = ("application__name", "application__client_id")
@@ -38,6 +40,18 @@ class ReadOnlyAdmin(admin.ModelAdmin):
         return False
 
 
+class ApplicationForm(forms.ModelForm):
+    """Staff are held to the redirect rules assistants register under (SPEC A-6)."""
+
+    def clean_redirect_uris(self):
+        uris = self.cleaned_data.get("redirect_uris", "")
+        for uri in uris.split():
+            problem = redirect_uri_problem(uri)
+            if problem:
+                raise forms.ValidationError(problem)
+        return uris
+
+
 class ApplicationAdmin(admin.ModelAdmin):
     """OAuth clients: assistants register themselves (names self-declared); staff add internal agents' clients.
 
@@ -60,6 +74,7 @@ class ApplicationAdmin(admin.ModelAdmin):
         return () if obj is None else self.change_fields
 
     def get_form(self, request, obj=None, change=False, **kwargs):
+        kwargs.setdefault("form", ApplicationForm)
         form = super().get_form(request, obj, change=change, **kwargs)
         if "client_secret" in form.base_fields:
             form.base_fields["client_secret"].help_text = _(

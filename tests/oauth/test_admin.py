@@ -84,6 +84,23 @@ def test_admin_adds_a_client_and_never_shows_its_secret_again(admin_client):
     assert "copied-once-secret-value" not in html and application.client_secret not in html
 
 
+# SPEC A-6: staff add a native app's client under the rules assistants register under: its private-use
+# scheme is accepted, a dangerous scheme or a foreign http host is not.
+@pytest.mark.parametrize("uri, accepted", [
+    ("cursor://anysphere.cursor-mcp/oauth/callback", True),
+    ("https://assistant.example/callback", True),
+    ("javascript:alert(1)", False),
+    ("http://assistant.example/callback", False),
+])
+def test_admin_applies_the_redirect_rules(admin_client, uri, accepted):
+    response = admin_client.post("/admin/oauth2_provider/application/add/", {
+        "name": "Native", "client_type": "public", "authorization_grant_type": "authorization-code",
+        "redirect_uris": uri, "client_id": "native-app", "client_secret": "",
+    })
+    assert (response.status_code == 302) == accepted, response.content[:2000]
+    assert get_application_model().objects.filter(client_id="native-app").exists() == accepted
+
+
 # SPEC AD-1: lists can be filtered and searched by person and assistant name.
 def test_admin_lists_filter_and_search(assistant, browser, connected, admin_client):
     for url in ("/admin/consent/connection/?q=alice", "/admin/consent/connection/?status=active",
