@@ -16,7 +16,6 @@ import ssl
 from urllib.parse import urlsplit
 
 import urllib3
-
 from django.conf import settings
 from oauth2_provider import cimd
 from oauth2_provider.settings import oauth2_settings

@@ -20,6 +20,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 import httpx
 
+from tests.consent.test_proposals_races import run_threads
 from tests.oauth.flow import read_form
 
 MCP_ACCEPT = "application/json, text/event-stream"
@@ -158,18 +159,13 @@ class Replay:
         """The same refresh token twice, as two requests that found the access token expired together."""
         if not together:
             return [self.refresh(server, refresh_token) for _ in range(2)]
-        barrier, results = threading.Barrier(2), [None, None]
+        barrier = threading.Barrier(2)
 
-        def one(index):
+        def one():
             barrier.wait()
-            results[index] = self.refresh(server, refresh_token)
+            return self.refresh(server, refresh_token)
 
-        threads = [threading.Thread(target=one, args=(index,)) for index in range(2)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        return results
+        return run_threads(one, one)
 
     # -- what the assistant reads --------------------------------------------------------------------------
     def get_user_context(self, access_token: str) -> dict:

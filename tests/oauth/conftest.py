@@ -3,6 +3,7 @@ from django.core.cache import cache
 from django.test import Client
 
 from tests.oauth import flow as oauth_flow
+from tests.oauth.metadata_server import start
 
 
 @pytest.fixture(autouse=True)
@@ -41,3 +42,14 @@ def connected(assistant, approved):
     response = oauth_flow.exchange(assistant, approved)
     assert response.status_code == 200, response.content
     return approved
+
+
+@pytest.fixture
+def documents(tmp_path, monkeypatch, settings):
+    """A real https server on loopback serving client ID metadata documents, trusted by the fetcher."""
+    state, server, ca_file = start(tmp_path)
+    monkeypatch.setenv("SSL_CERT_FILE", ca_file)
+    settings.CIMD_ALLOW_LOOPBACK = True
+    yield state
+    server.shutdown()
+    server.server_close()

@@ -7,10 +7,9 @@ import hashlib
 import json
 import secrets
 from dataclasses import dataclass, field
+from datetime import timedelta
 from html.parser import HTMLParser
 from urllib.parse import parse_qs, urlencode, urlsplit
-
-from datetime import timedelta
 
 from django.conf import settings
 

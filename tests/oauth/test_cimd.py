@@ -8,26 +8,15 @@ here by a real https server on loopback (metadata_server.py).
 from __future__ import annotations
 
 import pytest
-from django.conf import settings
 from oauth2_provider.models import get_application_model
 
 from apps.oauth.bearer import authenticate_bearer
 from tests.oauth import flow as oauth_flow
-from tests.oauth.metadata_server import Document, start
+from tests.oauth.metadata_server import Document
 
 pytestmark = pytest.mark.django_db
 
 Application = get_application_model()
-
-
-@pytest.fixture
-def documents(tmp_path, monkeypatch, settings):
-    state, server, ca_file = start(tmp_path)
-    monkeypatch.setenv("SSL_CERT_FILE", ca_file)
-    settings.CIMD_ALLOW_LOOPBACK = True
-    yield state
-    server.shutdown()
-    server.server_close()
 
 
 def metadata(client_id: str) -> dict:

@@ -38,7 +38,6 @@ from apps.oauth.models import TokenFamily
 from tests.e2e.conftest import fresh_cache, public_origin  # noqa: F401  (fixtures)
 from tests.mcp_server.conftest import make_fact
 from tests.oauth.clients import Profile, Replay, shown
-from tests.oauth.metadata_server import start
 
 pytestmark = [pytest.mark.live, pytest.mark.django_db(transaction=True)]
 
@@ -84,16 +83,6 @@ PROFILES = [
         "client_name": "Example MCP Client", "redirect_uris": ["http://localhost:3030/callback"], **CODE_FLOW,
         "token_endpoint_auth_method": "none"}),
 ]
-
-
-@pytest.fixture
-def documents(tmp_path, monkeypatch, settings):
-    state, server, ca_file = start(tmp_path)
-    monkeypatch.setenv("SSL_CERT_FILE", ca_file)
-    settings.CIMD_ALLOW_LOOPBACK = True
-    yield state
-    server.shutdown()
-    server.server_close()
 
 
 @pytest.mark.parametrize("profile", PROFILES, ids=[profile.name for profile in PROFILES])

@@ -20,6 +20,7 @@ from oauth2_provider.models import get_refresh_token_model
 from apps.common import clock
 from apps.oauth.bearer import authenticate_bearer
 from apps.oauth.models import TokenFamily
+from tests.consent.test_proposals_races import run_threads
 from tests.oauth import flow as oauth_flow
 
 pytestmark = pytest.mark.django_db
@@ -98,22 +99,13 @@ def test_grace_setting():
 @pytest.mark.django_db(transaction=True)
 def test_two_refreshes_at_once(assistant, connected):
     first = connected.tokens[0]
-    barrier, results = threading.Barrier(2), []
+    barrier = threading.Barrier(2)
 
     def refresh():
-        from django.db import connection
-
         barrier.wait()
-        try:
-            results.append(oauth_flow.refresh(Client(), connected, first["refresh_token"]))
-        finally:
-            connection.close()
+        return oauth_flow.refresh(Client(), connected, first["refresh_token"])
 
-    threads = [threading.Thread(target=refresh) for _ in range(2)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    results = run_threads(refresh, refresh)
     assert [response.status_code for response in results] == [200, 200], [r.content for r in results]
     assert all(authenticate_bearer(response.json()["access_token"]) is not None for response in results)
     assert family_count() == 1
