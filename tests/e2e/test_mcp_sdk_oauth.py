@@ -15,6 +15,7 @@ from datetime import timedelta
 from urllib.parse import urlsplit
 
 import pytest
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 
@@ -132,8 +133,10 @@ def test_sdk_client_connects_pages_refreshes_and_loses_the_family(assistants, pe
         assert refreshed.access_token != first.access_token and refreshed.refresh_token != first.refresh_token
         assert mcp_probe(public_origin, refreshed.access_token).status_code == 200
 
-        # SPEC A-3: a copy of the old refresh token comes back: refused, and the whole family is dead —
-        # the newer access token is refused at /mcp (SPEC A-8: 401 with its challenge), the newer refresh too.
+        # SPEC A-3: a copy of the old refresh token comes back after the grace window: refused, and the whole
+        # family is dead — the newer access token is refused at /mcp (SPEC A-8: 401 with its challenge), the
+        # newer refresh too.
+        clock.advance(settings.OAUTH_REFRESH_GRACE + timedelta(seconds=1))
         replay = assistant.refresh_directly(first.refresh_token)
         assert replay.status_code == 400 and replay.json()["error"] == "invalid_grant"
         refused = mcp_probe(public_origin, refreshed.access_token)

@@ -89,9 +89,11 @@ def test_the_body_is_read_across_messages_and_bounded(shared_profile):
     assert asgi("/mcp", padding, token=token, chunks=7)[0] == 413
 
 
-def test_only_exactly_mcp_bypasses_django():
-    # Anything else is Django's: its URL resolver, middleware and views.
+def test_only_mcp_bypasses_django():
+    # Anything else is Django's: its URL resolver, middleware and views. /mcp/ is /mcp (SPEC A-10).
     status, headers, _ = asgi("/mcp/", method="GET")
+    assert status == 401 and "resource_metadata=" in headers["www-authenticate"]
+    status, headers, _ = asgi("/mcp/x", method="GET")
     assert status == 404
     status, headers, _ = asgi("/me/facts/", method="GET")
     assert status == 302 and "/login" in headers["location"]  # the session middleware and login wall ran
