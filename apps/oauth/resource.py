@@ -43,10 +43,10 @@ def names_mcp(uri: str) -> bool:
 def resource_error(values: Iterable[str], *, state: str | None = None, request=None):
     """The ``invalid_target`` error for these resource indicators, or ``None`` when they name ``/mcp``.
 
-    None at all is the ``/mcp`` resource too: some clients leave the parameter out.
+    One indicator at most; none at all is the ``/mcp`` resource too: some clients leave the parameter out.
     """
     values = list(values)
-    if all(names_mcp(value) for value in values) and len(set(map(normalised, values))) <= 1:
+    if len(values) <= 1 and all(names_mcp(value) for value in values):
         return None
     return errors.CustomOAuth2Error(
         error="invalid_target",
