@@ -1,0 +1,102 @@
+"""What ``make mutate`` mutates, which tests must catch it, and the mutants that cannot be caught.
+
+An area is a SPEC rule's code: the functions that decide it (by module and
+function name, so edits elsewhere in a module do not move the scope) and
+the tests written for it. docs/testing.md explains the choices and lists
+the equivalent mutants below with their reasons.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Area:
+    rules: str
+    functions: dict[str, tuple[str, ...]]  # module path → function names (innermost definition)
+    tests: tuple[str, ...]  # the cheapest killers first: pytest stops at the first failure
+    equivalent: tuple[tuple[str, str, str, str], ...] = field(default=())  # (module, operator, line, why)
+
+
+AREAS = {
+    "visibility": Area(
+        rules="C-1, C-2",
+        functions={
+            "apps/consent/selectors.py": (
+                "connection_categories", "visible_facts", "_visible", "visible_fact_values", "build",
+                "_values", "visible_set_read", "_in_database", "shareable_facts",
+            ),
+            "apps/memory/services/facts.py": ("fact_create", "fact_update", "fact_archive"),
+        },
+        tests=(
+            "tests/consent/test_visibility_revoked.py",
+            "tests/memory/test_fact_update_fields.py",
+            "tests/consent/test_visibility.py",
+            "tests/memory/test_fact_services.py",
+            "tests/consent/test_selectors_visible_set.py",
+        ),
+    ),
+    "proposals": Area(
+        rules="P-4, P-5",
+        functions={
+            "apps/consent/services/proposals.py": (
+                "_is_due", "_expire", "_earlier", "_submit", "proposal_submit", "_act",
+                "proposal_expire_due", "proposal_expire",
+            ),
+            "apps/consent/services/proposal_checks.py": ("_normal", "fingerprint"),
+        },
+        tests=(
+            "tests/consent/test_proposal_expire.py",
+            "tests/consent/test_proposals.py",
+            "tests/consent/test_proposals_races.py",
+        ),
+    ),
+    "tokens": Area(
+        rules="A-2, A-3",
+        functions={
+            "apps/oauth/validators.py": (
+                "save_authorization_code", "validate_code", "invalidate_authorization_code",
+                "validate_refresh_token", "save_bearer_token", "_save_bearer_token",
+            ),
+            "apps/oauth/services.py": ("token_family_open", "token_family_revoke", "token_families_purge"),
+        },
+        tests=(
+            "tests/oauth/test_refresh_binding.py",
+            "tests/oauth/test_replay.py",
+            "tests/oauth/test_rules.py",
+            "tests/reliability/test_races.py::test_concurrent_refreshes_of_one_token_at_most_one_wins",
+            "tests/reliability/test_races.py::test_replay_under_contention_kills_the_whole_family",
+        ),
+    ),
+    "layer": Area(
+        rules="R-5",
+        functions={
+            "apps/retrieval/layer/searching.py": ("searchable_fields", "texts_at", "_confirm"),
+            "apps/retrieval/layer/access.py": ("check_pattern", "readable", "readable_top_level"),
+            "apps/retrieval/layer/pointers.py": ("ancestors", "covers"),
+        },
+        tests=(
+            "tests/retrieval/layer/test_search.py",
+            "tests/retrieval/layer/test_declarations.py",
+            "tests/retrieval/layer/test_operations.py",
+        ),
+    ),
+}
+
+# Operators left out everywhere, with the reason (docs/testing.md):
+EXCLUDED_OPERATORS = (
+    # Of the 132 arithmetic swaps keep the four that turn a sum or a product around; the others
+    # (shifts, bit operations, powers) on a timedelta or a string are type errors any test hits.
+    r"core/ReplaceBinaryOperator_(?!(Add_Sub|Sub_Add|Mul_Div|Div_Mul)$)",
+    # Of the 56 comparison swaps keep negation and boundary shifts (the "sufficient" set):
+    # == ↔ !=, < ↔ <=, > ↔ >=, is ↔ is not, in ↔ not in.
+    r"core/ReplaceComparisonOperator_(?!(Eq_NotEq|NotEq_Eq|Lt_LtE|LtE_Lt|Gt_GtE|GtE_Gt|Is_IsNot|IsNot_Is"
+    r"|In_NotIn|NotIn_In)$)",
+    # Removing @transaction.atomic or @sensitive_variables changes nothing a single-threaded test
+    # can see; the races are tested on PostgreSQL by their own tests, the logs by test_secrets.
+    r"core/RemoveDecorator",
+    # Insert or replace a variable at random: not reproducible between runs.
+    r"core/VariableInserter",
+    r"core/VariableReplacer",
+)
