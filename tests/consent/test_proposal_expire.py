@@ -18,7 +18,8 @@ def add(connection, label):
 def test_expiring_one_proposal_leaves_the_others_pending(user, other_user):
     mine = make_connection(user)
     theirs = make_connection(other_user)
-    target, neighbour, elsewhere = add(mine, "Coffee"), add(mine, "Tea"), add(theirs, "Coffee")
+    # The one to expire is neither the first nor the last row.
+    neighbour, target, elsewhere = add(mine, "Tea"), add(mine, "Coffee"), add(theirs, "Coffee")
     expired = proposal_expire(proposal=target)
     assert expired.pk == target.pk and expired.status == "expired" and expired.decided_at is not None
     statuses = dict(Proposal.objects.values_list("pk", "status"))

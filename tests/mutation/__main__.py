@@ -116,6 +116,25 @@ def _score(tree: Path, name: str, area: Area, session: Path) -> dict:
             "score": round(100 * killed / len(counted), 1) if counted else None, "details": mutants}
 
 
+def _named(tree: Path, area: Area, env: dict) -> list[dict]:
+    """Apply each written-out mutant alone, run the area's tests, put the file back."""
+    outcomes = []
+    for module, text, mutated, what in area.named:
+        path = tree / module
+        original = path.read_text()
+        if original.count(text) != 1:  # the code moved on: the entry needs updating, not a pass
+            outcomes.append({"module": module, "what": what, "outcome": "stale"})
+            continue
+        try:
+            path.write_text(original.replace(text, mutated))
+            run = subprocess.run(_test_command(area), shell=True, cwd=tree, env=env, capture_output=True)
+        finally:
+            path.write_text(original)
+        outcomes.append({"module": module, "what": what,
+                         "outcome": TestOutcome.KILLED.value if run.returncode else TestOutcome.SURVIVED.value})
+    return outcomes
+
+
 def _report(result: dict, seconds: float) -> None:
     print(f"\n=== {result['area']} ({result['rules']}): {result['killed']} of "
           f"{result['killed'] + result['survived']} non-equivalent mutants killed = {result['score']} % "
@@ -124,6 +143,12 @@ def _report(result: dict, seconds: float) -> None:
     for m in result["details"]:
         if m["outcome"] == TestOutcome.SURVIVED:
             print(f"  survived  {m['module']}:{m['line']} {m['function']} {m['operator']}  | {m['source']}")
+    named = result["named"]
+    killed = sum(m["outcome"] == TestOutcome.KILLED for m in named)
+    print(f"  written-out mutants: {killed} of {len(named)} killed")
+    for m in named:
+        if m["outcome"] != TestOutcome.KILLED:
+            print(f"  {m['outcome']}  {m['module']}: {m['what']}")
 
 
 def main(argv: list[str]) -> int:
@@ -157,6 +182,7 @@ def main(argv: list[str]) -> int:
             print(f"{name}: {pending} mutants, at most {timeout:.0f} s each", flush=True)
             subprocess.run([COSMIC_RAY, "exec", str(config), str(session)], cwd=tree, env=env, check=True)
             result = _score(tree, name, area, session)
+            result["named"] = _named(tree, area, env)
             (out / f"{name}.json").write_text(json.dumps(result, indent=1, ensure_ascii=False))
             _report(result, time.monotonic() - started)
     return 1 if failed else 0

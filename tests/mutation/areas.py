@@ -17,6 +17,9 @@ class Area:
     functions: dict[str, tuple[str, ...]]  # module path → function names (innermost definition)
     tests: tuple[str, ...]  # the cheapest killers first: pytest stops at the first failure
     equivalent: tuple[tuple[str, str, str, str], ...] = field(default=())  # (module, operator, line, why)
+    # Mutants cosmic-ray has no operator for (a guard or a filter deleted), written out: (module, text, mutated
+    # text, what it breaks). Each is applied alone and must be killed like the others.
+    named: tuple[tuple[str, str, str, str], ...] = field(default=())
 
 
 AREAS = {
@@ -36,6 +39,16 @@ AREAS = {
             "tests/memory/test_fact_services.py",
             "tests/consent/test_selectors_visible_set.py",
         ),
+        named=(
+            ("apps/consent/selectors.py", "    if connection.revoked_at is not None:\n        return Fact.objects.none()\n",
+             "", "visible_facts without its revoked_at guard"),
+            ("apps/consent/selectors.py", "    if connection.revoked_at is not None:\n        return []\n",
+             "", "visible_fact_values without its revoked_at guard"),
+            ("apps/consent/selectors.py", "    if connection.revoked_at is not None:\n        return EMPTY_READ\n",
+             "", "visible_set_read without its revoked_at guard (the PostgreSQL statement)"),
+            ("apps/memory/services/facts.py", "    if unknown:\n", "    if False:\n",
+             "fact_update lets owner, status and version be edited"),
+        ),
     ),
     "proposals": Area(
         rules="P-4, P-5",
@@ -50,6 +63,13 @@ AREAS = {
             "tests/consent/test_proposal_expire.py",
             "tests/consent/test_proposals.py",
             "tests/consent/test_proposals_races.py",
+        ),
+        named=(
+            ("apps/consent/services/proposals.py", "Proposal.objects.select_for_update().get(pk=proposal.pk)",
+             "Proposal.objects.select_for_update().get()", "proposal_expire without its pk filter"),
+            ("apps/consent/services/proposals.py", "Proposal.objects.select_for_update().get(pk=proposal.pk)",
+             "Proposal.objects.select_for_update().filter(status=Status.PENDING).first() or proposal",
+             "proposal_expire takes the first pending proposal"),
         ),
     ),
     "tokens": Area(
@@ -67,6 +87,22 @@ AREAS = {
             "tests/oauth/test_rules.py",
             "tests/reliability/test_races.py::test_concurrent_refreshes_of_one_token_at_most_one_wins",
             "tests/reliability/test_races.py::test_replay_under_contention_kills_the_whole_family",
+        ),
+        named=(
+            ("apps/oauth/validators.py", "if rt.application_id != client.pk or rt.access_token is None:",
+             "if rt.access_token is None:", "a refresh token not bound to its client"),
+            ("apps/oauth/validators.py", "if rt.application_id != client.pk or rt.access_token is None:",
+             "if rt.application_id != client.pk and rt.access_token is None:", "the client binding's or as and"),
+            ("apps/oauth/validators.py", "        if rt is None:\n            return False\n", "",
+             "an unknown refresh token without its guard"),
+            ("apps/oauth/validators.py",
+             "        error = resource_error(requested_resources(request), required=False, request=request)\n"
+             "        if error is not None:\n            raise error\n        family =", "        family =",
+             "no resource check at refresh"),
+            ("apps/oauth/validators.py", "        if family is None or family.revoked_at is not None:",
+             "        if family.revoked_at is not None:", "a refresh token without a family record"),
+            ("apps/oauth/services.py", ".filter(family=family, revoked_at=None)", ".filter(family=family)",
+             "token_family_revoke overwrites the first reason"),
         ),
     ),
     "layer": Area(
