@@ -64,6 +64,12 @@ AREAS = {
             "tests/consent/test_proposals.py",
             "tests/consent/test_proposals_races.py",
         ),
+        equivalent=(
+            ("apps/consent/services/proposals.py", "core/NumberReplacer",
+             ".annotate(live=Case(When(status=Status.PENDING, then=Value(0)), default=Value(1)))",
+             "P-4 keeps one row per connection and fingerprint (an identical submission returns or refuses it, "
+             "never adds one), so the pending-first order never has two rows to choose between"),
+        ),
         named=(
             ("apps/consent/services/proposals.py", "Proposal.objects.select_for_update().get(pk=proposal.pk)",
              "Proposal.objects.select_for_update().get()", "proposal_expire without its pk filter"),
