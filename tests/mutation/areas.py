@@ -34,6 +34,7 @@ AREAS = {
         },
         tests=(
             "tests/consent/test_visibility_revoked.py",
+            "tests/consent/test_visible_set_window.py",
             "tests/memory/test_fact_update_fields.py",
             "tests/consent/test_visibility.py",
             "tests/memory/test_fact_services.py",
@@ -61,6 +62,7 @@ AREAS = {
         },
         tests=(
             "tests/consent/test_proposal_expire.py",
+            "tests/consent/test_proposal_fingerprint.py",
             "tests/consent/test_proposals.py",
             "tests/consent/test_proposals_races.py",
         ),
@@ -89,10 +91,17 @@ AREAS = {
         },
         tests=(
             "tests/oauth/test_refresh_binding.py",
+            "tests/oauth/test_code_binding.py",
             "tests/oauth/test_replay.py",
             "tests/oauth/test_rules.py",
             "tests/reliability/test_races.py::test_concurrent_refreshes_of_one_token_at_most_one_wins",
             "tests/reliability/test_races.py::test_replay_under_contention_kills_the_whole_family",
+        ),
+        equivalent=(
+            ("apps/oauth/validators.py", "core/ReplaceTrueWithFalse",
+             'error = resource_error(_as_list(getattr(request, "resource", None)), required=True, request=request)',
+             "a code is created only from a signed offer, whose credentials always hold one resource value, so "
+             "the empty list that required decides on never arrives"),
         ),
         named=(
             ("apps/oauth/validators.py", "if rt.application_id != client.pk or rt.access_token is None:",
