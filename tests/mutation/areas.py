@@ -128,9 +128,25 @@ AREAS = {
             "apps/retrieval/layer/pointers.py": ("ancestors", "covers"),
         },
         tests=(
+            "tests/retrieval/layer/test_search_confirm.py",
             "tests/retrieval/layer/test_search.py",
             "tests/retrieval/layer/test_declarations.py",
             "tests/retrieval/layer/test_operations.py",
+        ),
+        equivalent=(
+            ("apps/retrieval/layer/searching.py", "core/ReplaceAndWithOr",
+             "elif isinstance(value, dict) and token in value:",
+             "a record's document carries every declared key of an object, null when absent, so an object on "
+             "a searchable path always holds the next token (test_search_confirm.py passes over a nameless "
+             "participant either way)"),
+            ("apps/retrieval/layer/searching.py", "core/ReplaceAndWithOr",
+             "return [(pointers.join(tokens), value) for tokens, value in found if isinstance(value, str) and value]",
+             "only string and text fields can be declared searchable (declarations.py), so a value is a string or "
+             "null; an empty string let through matches no term"),
+            ("apps/retrieval/layer/searching.py", "core/NumberReplacer",
+             'return {"path": fields[0], "text": ""}  # every term matched, none within one string',
+             "unreachable: a term found in a field's joined text lies within one of its strings, since terms "
+             "hold no line break"),
         ),
     ),
 }
