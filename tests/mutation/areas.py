@@ -144,6 +144,10 @@ AREAS = {
         ),
         equivalent=(
             ("apps/retrieval/layer/searching.py", "core/ReplaceAndWithOr",
+             "if token == pointers.WILDCARD and isinstance(value, list):",
+             "declarations reach a list only through * and the services store every list field as a list, never "
+             "null, so the two conditions hold together or not at all"),
+            ("apps/retrieval/layer/searching.py", "core/ReplaceAndWithOr",
              "elif isinstance(value, dict) and token in value:",
              "a record's document carries every declared key of an object, null when absent, so an object on "
              "a searchable path always holds the next token (test_search_confirm.py passes over a nameless "
