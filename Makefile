@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 HOST_PORT ?= 127.0.0.1:8787
 
-.PHONY: run test setup messages migrate seed serve bench reliability clean
+.PHONY: run test setup messages migrate seed serve bench reliability mutate clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -50,6 +50,12 @@ bench: setup
 # of `make test`. RELIABILITY_ARGS="--seconds 30" for a short run.
 reliability: setup
 	$(PY) -m bench.load.run $(RELIABILITY_ARGS)
+
+# Mutation testing of the rule code (tests/mutation, docs/testing.md): cosmic-ray on a copy of this
+# tree and a throwaway PostgreSQL, about 45 minutes for every area. Not part of `make test`.
+# MUTATE_ARGS="tokens" for one area; "--list" only counts the mutants.
+mutate: setup
+	nice -n 10 $(PY) -m tests.mutation $(MUTATE_ARGS)
 
 clean:
 	rm -rf $(VENV) var

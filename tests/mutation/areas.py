@@ -1,0 +1,187 @@
+"""What ``make mutate`` mutates, which tests must catch it, and the mutants that cannot be caught.
+
+An area is a SPEC rule's code: the functions that decide it (by module and
+function name, so edits elsewhere in a module do not move the scope) and
+the tests written for it. docs/testing.md explains the choices and lists
+the equivalent mutants below with their reasons.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Area:
+    rules: str
+    functions: dict[str, tuple[str, ...]]  # module path → function names (innermost definition)
+    tests: tuple[str, ...]  # the cheapest killers first: pytest stops at the first failure
+    equivalent: tuple[tuple[str, str, str, str], ...] = field(default=())  # (module, operator, line, why)
+    # Mutants cosmic-ray has no operator for (a guard or a filter deleted), written out: (module, text, mutated
+    # text, what it breaks). Each is applied alone and must be killed like the others.
+    named: tuple[tuple[str, str, str, str], ...] = field(default=())
+
+
+AREAS = {
+    "visibility": Area(
+        rules="C-1, C-2",
+        functions={
+            "apps/consent/selectors.py": (
+                "connection_categories", "visible_facts", "_visible", "visible_fact_values", "build",
+                "_values", "visible_set_read", "_in_database", "shareable_facts",
+            ),
+            "apps/memory/services/facts.py": ("fact_create", "fact_update", "fact_archive"),
+        },
+        tests=(
+            "tests/consent/test_visibility_revoked.py",
+            "tests/consent/test_visible_set_window.py",
+            "tests/consent/test_visibility_no_categories.py",
+            "tests/memory/test_fact_update_fields.py",
+            "tests/consent/test_visibility.py",
+            "tests/memory/test_fact_services.py",
+            "tests/consent/test_selectors_visible_set.py",
+        ),
+        equivalent=(
+            ("apps/consent/selectors.py", "core/ReplaceAndWithOr",
+             "stamps = next((count, folded) for fid, code, count, folded, *_ in result if fid is None and code is None)",
+             "the stamps row is the first branch of the statement's UNION ALL and comes first, so next() takes it "
+             "whichever condition picks it"),
+            ("apps/consent/selectors.py", "core/AddNot", "if categories:",
+             "the compiled statement and the queryset it is compiled from return the same rows; the condition "
+             "only chooses the cheaper one (docs/performance.md)"),
+            *((("apps/consent/selectors.py", operator,
+                'return db.vendor == "postgresql" and db.pg_version >= 140000  # bit_xor() is PostgreSQL 14+',
+                "moves the bound by one minor release of PostgreSQL 14; every server the suite runs on is past it")
+               for operator in ("core/NumberReplacer", "core/ReplaceComparisonOperator_GtE_Gt"))),
+        ),
+        named=(
+            ("apps/consent/selectors.py", "    if connection.revoked_at is not None:\n        return Fact.objects.none()\n",
+             "", "visible_facts without its revoked_at guard"),
+            ("apps/consent/selectors.py", "    if connection.revoked_at is not None:\n        return []\n",
+             "", "visible_fact_values without its revoked_at guard"),
+            ("apps/consent/selectors.py", "    if connection.revoked_at is not None:\n        return EMPTY_READ\n",
+             "", "visible_set_read without its revoked_at guard (the PostgreSQL statement)"),
+            ("apps/memory/services/facts.py", "    if unknown:\n", "    if False:\n",
+             "fact_update lets owner, status and version be edited"),
+        ),
+    ),
+    "proposals": Area(
+        rules="P-4, P-5",
+        functions={
+            "apps/consent/services/proposals.py": (
+                "_is_due", "_expire", "_earlier", "_submit", "proposal_submit", "_act",
+                "proposal_expire_due", "proposal_expire",
+            ),
+            "apps/consent/services/proposal_checks.py": ("_normal", "fingerprint"),
+        },
+        tests=(
+            "tests/consent/test_proposal_expire.py",
+            "tests/consent/test_proposal_fingerprint.py",
+            "tests/consent/test_proposals.py",
+            "tests/consent/test_proposals_races.py",
+        ),
+        equivalent=(
+            ("apps/consent/services/proposals.py", "core/NumberReplacer",
+             ".annotate(live=Case(When(status=Status.PENDING, then=Value(0)), default=Value(1)))",
+             "P-4 keeps one row per connection and fingerprint (an identical submission returns or refuses it, "
+             "never adds one), so the pending-first order never has two rows to choose between"),
+        ),
+        named=(
+            ("apps/consent/services/proposals.py", "Proposal.objects.select_for_update().get(pk=proposal.pk)",
+             "Proposal.objects.select_for_update().get()", "proposal_expire without its pk filter"),
+            ("apps/consent/services/proposals.py", "Proposal.objects.select_for_update().get(pk=proposal.pk)",
+             "Proposal.objects.select_for_update().filter(status=Status.PENDING).first() or proposal",
+             "proposal_expire takes the first pending proposal"),
+        ),
+    ),
+    "tokens": Area(
+        rules="A-2, A-3",
+        functions={
+            "apps/oauth/validators.py": (
+                "save_authorization_code", "validate_code", "invalidate_authorization_code",
+                "validate_refresh_token", "save_bearer_token", "_save_bearer_token",
+            ),
+            "apps/oauth/services.py": ("token_family_open", "token_family_revoke", "token_families_purge"),
+        },
+        tests=(
+            "tests/oauth/test_refresh_binding.py",
+            "tests/oauth/test_code_binding.py",
+            "tests/oauth/test_replay.py",
+            "tests/oauth/test_rules.py",
+            "tests/reliability/test_races.py::test_concurrent_refreshes_of_one_token_all_get_a_pair",
+            "tests/reliability/test_races.py::test_replay_under_contention_kills_the_whole_family",
+        ),
+        equivalent=(
+        ),
+        named=(
+            ("apps/oauth/validators.py",
+             "if rt.application_id != client.pk or (rt.revoked is None and rt.access_token is None):",
+             "if rt.revoked is None and rt.access_token is None:", "a refresh token not bound to its client"),
+            ("apps/oauth/validators.py",
+             "if rt.application_id != client.pk or (rt.revoked is None and rt.access_token is None):",
+             "if rt.application_id != client.pk and (rt.revoked is None and rt.access_token is None):",
+             "the client binding's or as and"),
+            ("apps/oauth/validators.py", "        if rt is None:\n            return False\n", "",
+             "an unknown refresh token without its guard"),
+            ("apps/oauth/validators.py",
+             "        error = resource_error(requested_resources(request), request=request)\n"
+             "        if error is not None:\n            raise error\n        bind_to_mcp(request)\n        family =",
+             "        bind_to_mcp(request)\n        family =",
+             "no resource check at refresh"),
+            ("apps/oauth/validators.py", "        if family is None or family.revoked_at is not None:",
+             "        if family.revoked_at is not None:", "a refresh token without a family record"),
+            ("apps/oauth/services.py", ".filter(family=family, revoked_at=None)", ".filter(family=family)",
+             "token_family_revoke overwrites the first reason"),
+        ),
+    ),
+    "layer": Area(
+        rules="R-5",
+        functions={
+            "apps/retrieval/layer/searching.py": ("searchable_fields", "texts_at", "_confirm"),
+            "apps/retrieval/layer/access.py": ("check_pattern", "readable", "readable_top_level"),
+            "apps/retrieval/layer/pointers.py": ("ancestors", "covers"),
+        },
+        tests=(
+            "tests/retrieval/layer/test_search_confirm.py",
+            "tests/retrieval/layer/test_search.py",
+            "tests/retrieval/layer/test_declarations.py",
+            "tests/retrieval/layer/test_operations.py",
+        ),
+        equivalent=(
+            ("apps/retrieval/layer/searching.py", "core/ReplaceAndWithOr",
+             "if token == pointers.WILDCARD and isinstance(value, list):",
+             "declarations reach a list only through * and the services store every list field as a list, never "
+             "null, so the two conditions hold together or not at all"),
+            ("apps/retrieval/layer/searching.py", "core/ReplaceAndWithOr",
+             "elif isinstance(value, dict) and token in value:",
+             "a record's document carries every declared key of an object, null when absent, so an object on "
+             "a searchable path always holds the next token (test_search_confirm.py passes over a nameless "
+             "participant either way)"),
+            ("apps/retrieval/layer/searching.py", "core/ReplaceAndWithOr",
+             "return [(pointers.join(tokens), value) for tokens, value in found if isinstance(value, str) and value]",
+             "only string and text fields can be declared searchable (declarations.py), so a value is a string or "
+             "null; an empty string let through matches no term"),
+            ("apps/retrieval/layer/searching.py", "core/NumberReplacer",
+             'return {"path": fields[0], "text": ""}  # every term matched, none within one string',
+             "unreachable: a term found in a field's joined text lies within one of its strings, since terms "
+             "hold no line break"),
+        ),
+    ),
+}
+
+# Operators left out everywhere, with the reason (docs/testing.md):
+EXCLUDED_OPERATORS = (
+    # Of the 132 arithmetic swaps keep the four that turn a sum or a product around; the others
+    # (shifts, bit operations, powers) on a timedelta or a string are type errors any test hits.
+    r"core/ReplaceBinaryOperator_(?!(Add_Sub|Sub_Add|Mul_Div|Div_Mul)$)",
+    # Of the 56 comparison swaps keep negation and boundary shifts (the "sufficient" set):
+    # == ↔ !=, < ↔ <=, > ↔ >=, is ↔ is not, in ↔ not in.
+    r"core/ReplaceComparisonOperator_(?!(Eq_NotEq|NotEq_Eq|Lt_LtE|LtE_Lt|Gt_GtE|GtE_Gt|Is_IsNot|IsNot_Is"
+    r"|In_NotIn|NotIn_In)$)",
+    # Removing @transaction.atomic or @sensitive_variables changes nothing a single-threaded test
+    # can see; the races are tested on PostgreSQL by their own tests, the logs by test_secrets.
+    r"core/RemoveDecorator",
+    # Insert or replace a variable at random: not reproducible between runs.
+    r"core/VariableInserter",
+    r"core/VariableReplacer",
+)
