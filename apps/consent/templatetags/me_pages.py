@@ -59,3 +59,14 @@ def assistant_name(application) -> str:
 def isolated(text):
     """Text someone else wrote, in a ``<bdi>``: its direction never spills into the sentence around it."""
     return format_html("<bdi>{}</bdi>", text)
+
+
+@register.simple_tag(takes_context=True)
+def page_link(context, name: str, number, anchor: str = "") -> str:
+    """The current page's address with ``name=number`` (the other filters and page numbers kept)."""
+    query = context["request"].GET.copy()
+    query.pop(name, None)
+    if number not in (None, "", 1):
+        query[name] = number
+    encoded = query.urlencode()
+    return (f"?{encoded}" if encoded else "?") + (f"#{anchor}" if anchor else "")
