@@ -23,6 +23,7 @@ pytestmark = [pytest.mark.live, pytest.mark.usefixtures("compiled_catalogs")]
 PASSWORD = "correct-horse-battery"
 LANGUAGES = {"zh-hans": "zh-CN", "en": "en-US"}  # Django language → the browser's locale
 PHONE = {"width": 390, "height": 844}
+SAVE = 'button[value="save"]'  # the sharing form's save button (its first button filters the list)
 
 
 def t(language: str, text: str) -> str:
@@ -127,14 +128,14 @@ def test_person_manages_facts_and_an_assistant(live_server, transactional_db, br
     # Share: confirm the changed fact again and share the new one.
     page.locator(f'input[name="share"][value="{tea.pk}"]').check()
     page.locator(f'input[name="share"][value="{coffee.pk}"]').check()
-    submit(page, f"/me/assistants/{connection.pk}/shares/")
+    submit(page, f"/me/assistants/{connection.pk}/shares/", SAVE)
     assert set(visible_facts(connection=connection)) == {tea, coffee}
     assert page.locator(f'input[name="share"][value="{tea.pk}"]').is_checked()
     assert not page.locator(f"#share-{tea.pk}.is-changed").count()
 
     # Unshare one.
     page.locator(f'input[name="share"][value="{coffee.pk}"]').uncheck()
-    submit(page, f"/me/assistants/{connection.pk}/shares/")
+    submit(page, f"/me/assistants/{connection.pk}/shares/", SAVE)
     assert list(visible_facts(connection=connection)) == [tea]
 
     # A suggestion: confirm it (it is not shared unless ticked).
@@ -187,7 +188,7 @@ def test_pages_work_without_javascript(live_server, transactional_db, browser, a
     log_in(page, data["user"].username, f"/me/assistants/{data['connection'].pk}/")
     tea = data["tea"]
     page.locator(f'input[name="share"][value="{tea.pk}"]').uncheck()
-    submit(page, f"/me/assistants/{data['connection'].pk}/shares/")
+    submit(page, f"/me/assistants/{data['connection'].pk}/shares/", SAVE)
     assert not visible_facts(connection=data["connection"]).exists()
     page.select_option("#language-select", "zh-hans")
     submit(page, "/i18n/setlang/")
