@@ -15,6 +15,7 @@ from apps.consent.models import Connection, Proposal
 from apps.consent.selectors import visible_facts
 from apps.consent.services import access_event_record, proposal_submit
 from apps.consent.views.fact_lists import FACTS_PER_PAGE, SHARES_PER_PAGE
+from apps.consent.views.pages import HISTORY_PER_PAGE, ITEMS_PER_EVENT, PROPOSALS_PER_PAGE
 from apps.memory.services import fact_update
 from tests.consent.factories import make_connection, make_fact, share
 from tests.consent.test_pages_support import client_for, compiled_catalogs, snapshot  # noqa: F401
@@ -110,10 +111,10 @@ def test_filter_and_select_all_or_none_of_what_it_shows(user, connection):
     client = client_for(user)
     url = f"/me/assistants/{connection.pk}/"
     page = client.get(url + "?q=tea").content.decode()
-    assert "55 facts shown here." in page and f'share-box-{jobs[0].pk}"' not in page
+    assert f"{len(teas)} facts shown here." in page and f'share-box-{jobs[0].pk}"' not in page
     response = client.post(shares_url(connection), sent(page, shares_url(connection), action="all"))
     page = client.get(response["Location"]).content.decode()
-    assert "56 changes not saved yet." not in page and "55 changes not saved yet." in page
+    assert f"{len(teas)} changes not saved yet." in page
     client.post(shares_url(connection), sent(page, shares_url(connection), action="save"))
     assert set(visible_facts(connection=connection)) == {*teas, jobs[0]}  # the others stay as they were
 
@@ -183,12 +184,13 @@ def suggest(connection, count, prefix="Goal"):
 
 # SPEC P-8: the inbox is paged, and suggestions are ignored many at a time.
 def test_suggestions_are_paged_and_ignored_in_bulk(user, connection, other_user):
-    proposals = suggest(connection, 45)
+    proposals = suggest(connection, 4 * PROPOSALS_PER_PAGE + 5)
     client = client_for(user)
     url = f"/me/assistants/{connection.pk}/"
     first = client.get(url).content.decode()
-    assert first.count('class="proposal ') == 20 and "45 suggestions are waiting for you." in first
-    assert client.get(url + "?suggestions=3").content.decode().count('class="proposal ') == 5
+    assert first.count('class="proposal ') == PROPOSALS_PER_PAGE
+    assert f"{len(proposals)} suggestions are waiting for you." in first
+    assert client.get(url + "?suggestions=5").content.decode().count('class="proposal ') == 5
     ignore = f"/me/assistants/{connection.pk}/suggestions/ignore/"
     picked = [proposals[-1].pk, proposals[-2].pk]
     response = client.post(ignore, {"action": "selected", "proposals": picked})
@@ -208,13 +210,14 @@ def test_suggestions_are_paged_and_ignored_in_bulk(user, connection, other_user)
 # SPEC D-8, W-6: the access history is paged; one call that sent thousands of facts stays one short entry.
 def test_access_history_is_paged(user, connection):
     tea = make_fact(user)
-    for i in range(25):
+    for i in range(2 * HISTORY_PER_PAGE + 5):
         access_event_record(connection=connection, tool=f"tool_{i}", facts=[(tea.pk, 1)])
     access_event_record(connection=connection, tool="big_call", facts=[(tea.pk + n, 1) for n in range(500)])
     client = client_for(user)
     body = client.get(f"/me/assistants/{connection.pk}/").content.decode()
-    assert body.count('class="history-event"') == 20 and "and 480 more facts" in body
-    assert client.get(f"/me/assistants/{connection.pk}/?history=2").content.decode().count(
+    assert body.count('class="history-event"') == HISTORY_PER_PAGE
+    assert f"and {500 - ITEMS_PER_EVENT} more facts" in body
+    assert client.get(f"/me/assistants/{connection.pk}/?history=3").content.decode().count(
         'class="history-event"') == 6
 
 

@@ -18,8 +18,8 @@ from apps.consent import selectors
 from apps.consent.models import Connection, FactShare
 from apps.memory.models import Category, Fact, FactStatus
 
-FACTS_PER_PAGE = 25  # each fact carries its edit form
-SHARES_PER_PAGE = 50
+FACTS_PER_PAGE = 20  # each fact carries its edit form
+SHARES_PER_PAGE = 40
 BLOCKED_LIMIT = 50  # facts listed by name under "cannot be shared"; the rest are counted
 
 _ORDER = Case(*(When(category=code, then=Value(index)) for index, code in enumerate(Category.values)),

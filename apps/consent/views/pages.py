@@ -27,9 +27,9 @@ from apps.memory.models import Category, Certainty, Fact, FactStatus
 
 # A replayed refresh token or authorization code revoked a token family (SPEC A-3).
 REPLAY_REASONS = ("refresh_replay", "code_replay")
-HISTORY_PER_PAGE = 20
-ITEMS_PER_EVENT = 20  # facts listed per event: one call may send thousands
-PROPOSALS_PER_PAGE = 20
+HISTORY_PER_PAGE = 10
+ITEMS_PER_EVENT = 10  # facts listed per event: one call may send thousands
+PROPOSALS_PER_PAGE = 10
 
 # Plain words for the tools that send facts (SPEC M-2, D-8); unknown tools show their name.
 TOOL_WORDS = {
