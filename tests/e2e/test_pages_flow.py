@@ -229,3 +229,36 @@ def test_language_switch_from_the_keyboard_and_after_a_refused_save(live_server,
     assert page.locator("html").get_attribute("lang") == "zh-hans"
     shot(page, artifacts, "keys", "facts-after-switch")
     context.close()
+
+
+def test_sharing_many_facts_without_javascript(live_server, transactional_db, browser, artifacts):
+    """SPEC W-5, W-6: filter, tick all the filter shows, page on with ticks kept, save — JavaScript off."""
+    from apps.consent.views.fact_lists import SHARES_PER_PAGE
+
+    data = world("many")
+    user, connection = data["user"], data["connection"]
+    walks = [fact_create(owner=user, category="habits", label=f"Walk {i}", value="Evening walk")
+             for i in range(SHARES_PER_PAGE + 3)]
+    context = browser.new_context(locale="en-US", java_script_enabled=False, viewport=PHONE)
+    page = context.new_page()
+    page.set_default_timeout(15000)
+    path = f"/me/assistants/{connection.pk}/"
+    page.goto(live_server.url + path)
+    log_in(page, user.username, path)
+    action = f"/me/assistants/{connection.pk}/shares/"
+    boxes = page.locator('.share-form input[name="share"]')
+    page.fill("#id_q", "walk")
+    with page.expect_navigation():
+        page.locator("#id_q").press("Enter")  # Enter in the words field filters
+    assert "q=walk" in page.url and boxes.count() == SHARES_PER_PAGE
+    submit(page, action, 'button[value="all"]')
+    assert page.locator('.share-form input[name="share"]:checked').count() == SHARES_PER_PAGE
+    submit(page, action, 'button[name="go"]')  # the next page: its boxes are ticked too
+    assert page.locator('.share-form input[name="share"]:checked').count() == boxes.count() == 3
+    page.locator(f'input[name="share"][value="{walks[-1].pk}"]').uncheck()
+    assert not visible_facts(connection=connection).filter(category="habits").exists()  # nothing saved yet
+    submit(page, action, SAVE)
+    assert set(visible_facts(connection=connection).filter(category="habits")) == set(walks[:-1])
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    shot(page, artifacts, "nojs", "assistant-many")
+    context.close()
