@@ -44,8 +44,8 @@ def _person():
     from django.contrib.auth import get_user_model
     from django.core.management import call_command
 
-    call_command("seed_demo", "--username", USERNAME, "--password", "bench-pages", "--at-scale", verbosity=0,
-                 stdout=open(os.devnull, "w"))
+    with open(os.devnull, "w") as quiet:
+        call_command("seed_demo", "--username", USERNAME, "--password", "bench-pages", "--at-scale", stdout=quiet)
     return get_user_model().objects.get(username=USERNAME)
 
 
