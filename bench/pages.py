@@ -108,7 +108,7 @@ def report(result: dict) -> str:
         f"stack on PostgreSQL (DEBUG on: an upper bound). Targets: p95 ≤ {P95_TARGET_MS} ms, "
         f"weight ≤ {WEIGHT_TARGET // 1024} KB. Seeding took {result['seed_seconds']:.0f} s. CPU: the web "
         f"process's own CPU time per request (PostgreSQL's not included), which a busy machine inflates less "
-        f"than the wall time. Load average before: {result.get('load', '?')}.",
+        f"than the wall time. Load average at the end: {result.get('load', '?')}.",
         "",
         "| page | p50 ms | p95 ms | CPU p50 ms | KB | SQL statements | within targets |",
         "|---|---:|---:|---:|---:|---:|---|",

@@ -41,7 +41,7 @@ def world(language: str) -> dict:
     run = fact_create(owner=user, category="preferences", label=CHINESE[:40], value=CHINESE[:300])
     fact_create(owner=user, category="health", label="Clinic", value=URL)
     shares_set(connection=connection, fact_ids={blog.pk, run.pk})
-    access_event_record(connection=connection, tool="search_user_context_" + "z" * 80,
+    access_event_record(connection=connection, tool="search_user_context_" + "z" * 40,  # the column holds 64
                         facts=[(blog.pk, 1), (run.pk, 1)])
     for label, value in (("Blog", f"Blog: {URL}"), (CHINESE[:40], CHINESE[:300])):
         proposal_submit(connection=connection, arguments={
