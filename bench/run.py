@@ -544,6 +544,8 @@ def main() -> int:
     parser.add_argument("--no-scale", action="store_true", help="skip the scale part (1 / 10,000 facts, the layer)")
     parser.add_argument("--no-layer", action="store_true",
                         help="in the scale part, skip the resource layer (1,000,000 projection rows, 5 MB read)")
+    parser.add_argument("--no-pages", action="store_true",
+                        help="skip the person's pages at real size (bench/pages.py: 2,000 facts, 10 assistants)")
     parser.add_argument("--protocol", choices=(measure.LEGACY, measure.MODERN), default=measure.LEGACY,
                         help="the MCP revision every call is sent in (default: the handshake era; "
                         f"{measure.MODERN} is what the SDK's own client sends a server that answers discovery)")
@@ -574,11 +576,20 @@ def main() -> int:
         if not args.no_scale:
             print("scale:", flush=True)
             scale = run_scale(args, base_env, services, work)
+        pages = None
+        if not args.no_pages:
+            from bench import pages as page_bench
+
+            print("pages: the person's pages at real size", flush=True)
+            pages = page_bench.measure_pages()
     text = report(machine, args, targets, scale)
+    if pages is not None:
+        text += "\n\n" + page_bench.report(pages)
     stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
     (OUT_DIR / f"results-{stamp}.md").write_text(text + "\n", encoding="utf-8")
     (OUT_DIR / f"results-{stamp}.json").write_text(json.dumps(
-        {"machine": machine, "targets": _jsonable(targets), "scale": _jsonable(scale)}, indent=2, default=str),
+        {"machine": machine, "targets": _jsonable(targets), "scale": _jsonable(scale), "pages": pages}, indent=2,
+        default=str),
         encoding="utf-8")
     print("\n" + text)
     print(f"\n(in {time.monotonic() - started:.0f} s; kept in var/bench/results-{stamp}.md and .json)")

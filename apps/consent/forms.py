@@ -106,19 +106,60 @@ class SeenVersionsField(forms.MultipleChoiceField):
         return seen
 
 
+class FactFilterForm(forms.Form):
+    """What a list of facts shows: one category, words in the label or value, a sharing state (SPEC W-6).
+
+    Anything it does not understand shows the whole list rather than an error:
+    it only narrows what is shown, and links get old or mistyped.
+    """
+
+    STATES = {"shared": _("Shared"), "not_shared": _("Not shared"), "changed": _("Changed since shared")}
+
+    category = forms.ChoiceField(label=_("Category"), required=False)
+    q = forms.CharField(label=_("Words"), max_length=100, required=False)
+    state = forms.ChoiceField(label=_("Sharing"), required=False)
+
+    def __init__(self, *args, categories=None, states=STATES, **kwargs):
+        super().__init__(*args, **kwargs)
+        codes = Category.values if categories is None else categories
+        self.fields["category"].choices = [("", _("All categories")), *((c, Category(c).label) for c in codes)]
+        self.fields["state"].choices = [("", _("Shared or not")), *states.items()]
+
+    def values(self) -> dict[str, str]:
+        """The filter as given, each invalid part left out."""
+        self.is_valid()
+        cleaned = getattr(self, "cleaned_data", {})
+        return {name: cleaned.get(name, "").strip() for name in self.fields if name not in self.errors}
+
+
 class ShareForm(forms.Form):
-    """Exactly the ticked facts are shared, each at its current version (SPEC D-4).
+    """Share the ticked facts, each at its current version (SPEC D-4).
 
     The page sends ``seen`` too — each offered fact at the version it showed —
     so a fact that changed after the page was loaded is not shared unseen
-    (SPEC C-2). A form without it (a script posting ``share``) is acted on as sent.
+    (SPEC C-2), and only the facts it showed change: the sharing list is paged
+    and filtered, so one page never posts every fact. A form without ``seen``
+    (a script posting ``share``) shares exactly what it sends.
+    ``action`` is the button pressed: save, or keep the ticks and show other facts.
     """
+
+    ACTIONS = ("save", "filter", "all", "none", "discard")
 
     share = IdListField(required=False)
     seen = SeenVersionsField(required=False)
+    action = forms.ChoiceField(choices=[(a, a) for a in ACTIONS], required=False)
+    go = forms.IntegerField(min_value=1, required=False)  # a page of the list to show next
 
     def seen_versions(self) -> dict[int, int] | None:
         return self.cleaned_data["seen"] if "seen" in self.data else None
+
+
+class BulkIgnoreForm(forms.Form):
+    """Ignore the ticked suggestions, or (``action=all``) every one waiting up to the newest shown (SPEC P-8)."""
+
+    proposals = IdListField(required=False)
+    up_to = forms.IntegerField(min_value=1, required=False)
+    action = forms.ChoiceField(choices=[("selected", "selected"), ("all", "all")])
 
 
 class NarrowForm(forms.Form):

@@ -11,7 +11,7 @@ from functools import lru_cache
 
 from django.conf import settings
 from django.db import connections, router
-from django.db.models import F, QuerySet
+from django.db.models import Count, F, QuerySet
 
 from apps.common import clock, statements
 from apps.common.memo import BoundedMemo
@@ -56,6 +56,28 @@ def _visible(owner_id: int, categories: list[str], connection_id: int) -> QueryS
         shares__connection_id=connection_id,
         shares__fact_version=F("version"),
     ).order_by("id")
+
+
+def visible_counts(*, connections: Sequence[Connection]) -> dict[int, int]:
+    """connection id → ``visible_facts(connection).count()``, for many connections in one query.
+
+    The rule of ``_visible`` read from the shares' side: per connection and
+    category, its shares at the fact's current version of the owner's active,
+    not sensitive, confirmed facts; then only the connection's own categories count.
+    """
+    live = {c.pk: set(connection_categories(c)) for c in connections if c.revoked_at is None}
+    rows = (
+        FactShare.objects.filter(
+            connection_id__in=live, fact__owner_id=F("connection__user_id"), fact__status=FactStatus.ACTIVE,
+            fact__sensitive=False, fact__certainty=Certainty.CONFIRMED, fact_version=F("fact__version"),
+        )
+        .values_list("connection_id", "fact__category").annotate(n=Count("id")).order_by()
+    ) if live else []
+    counts = dict.fromkeys(live, 0)
+    for connection_id, category, n in rows:
+        if category in live[connection_id]:
+            counts[connection_id] += n
+    return counts
 
 
 def visible_fact_values(*, connection: Connection, fields: tuple[str, ...]) -> list[tuple]:

@@ -17,6 +17,8 @@ urlpatterns = [
     path("me/assistants/<int:pk>/shares/", assistants.SharesView.as_view(), name="assistant-shares"),
     path("me/assistants/<int:pk>/narrow/", assistants.NarrowView.as_view(), name="assistant-narrow"),
     path("me/assistants/<int:pk>/revoke/", assistants.RevokeView.as_view(), name="assistant-revoke"),
+    path("me/assistants/<int:pk>/suggestions/ignore/", proposals.ProposalsIgnoreView.as_view(),
+         name="assistant-ignore"),
     path("me/proposals/<int:pk>/confirm/", proposals.ProposalConfirmView.as_view(), name="proposal-confirm"),
     path("me/proposals/<int:pk>/edit/", proposals.ProposalEditView.as_view(), name="proposal-edit"),
     path("me/proposals/<int:pk>/ignore/", proposals.ProposalIgnoreView.as_view(), name="proposal-ignore"),

@@ -18,7 +18,7 @@ from apps.consent.models import Connection, Proposal
 from apps.memory.models import Fact
 from apps.memory.services import fact_create
 from tests.e2e.assistant import mcp_probe
-from tests.e2e.test_pages_flow import LANGUAGES, PASSWORD, submit, t
+from tests.e2e.test_pages_flow import LANGUAGES, PASSWORD, SAVE, submit, t
 
 pytestmark = [pytest.mark.live, pytest.mark.usefixtures("compiled_catalogs")]
 
@@ -78,7 +78,7 @@ def test_person_and_assistant_journey(assistants, people, public_origin, transac
     for key in ("tea", "run", "job"):
         page.locator(f'input[name="share"][value="{facts[key].pk}"]').check()
     assert page.locator(f'input[name="share"][value="{facts["allergy"].pk}"]').count() == 0  # health: never
-    submit(page, f"{base}/shares/")
+    submit(page, f"{base}/shares/", SAVE)
     person.keep()
     person.shot("assistant-shared")
     overview = assistant.context()
@@ -102,7 +102,7 @@ def test_person_and_assistant_journey(assistants, people, public_origin, transac
     assert not page.locator(f'input[name="share"][value="{facts["tea"].pk}"]').is_checked()
     person.shot("assistant-changed")
     page.locator(f'input[name="share"][value="{facts["tea"].pk}"]').check()
-    submit(page, f"{base}/shares/")
+    submit(page, f"{base}/shares/", SAVE)
     person.keep()
     assert assistant.visible()["Tea"] == "Oolong in the afternoon"
 

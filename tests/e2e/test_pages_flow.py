@@ -23,6 +23,7 @@ pytestmark = [pytest.mark.live, pytest.mark.usefixtures("compiled_catalogs")]
 PASSWORD = "correct-horse-battery"
 LANGUAGES = {"zh-hans": "zh-CN", "en": "en-US"}  # Django language → the browser's locale
 PHONE = {"width": 390, "height": 844}
+SAVE = 'button[value="save"]'  # the sharing form's save button (its first button filters the list)
 
 
 def t(language: str, text: str) -> str:
@@ -127,14 +128,14 @@ def test_person_manages_facts_and_an_assistant(live_server, transactional_db, br
     # Share: confirm the changed fact again and share the new one.
     page.locator(f'input[name="share"][value="{tea.pk}"]').check()
     page.locator(f'input[name="share"][value="{coffee.pk}"]').check()
-    submit(page, f"/me/assistants/{connection.pk}/shares/")
+    submit(page, f"/me/assistants/{connection.pk}/shares/", SAVE)
     assert set(visible_facts(connection=connection)) == {tea, coffee}
     assert page.locator(f'input[name="share"][value="{tea.pk}"]').is_checked()
     assert not page.locator(f"#share-{tea.pk}.is-changed").count()
 
     # Unshare one.
     page.locator(f'input[name="share"][value="{coffee.pk}"]').uncheck()
-    submit(page, f"/me/assistants/{connection.pk}/shares/")
+    submit(page, f"/me/assistants/{connection.pk}/shares/", SAVE)
     assert list(visible_facts(connection=connection)) == [tea]
 
     # A suggestion: confirm it (it is not shared unless ticked).
@@ -187,7 +188,7 @@ def test_pages_work_without_javascript(live_server, transactional_db, browser, a
     log_in(page, data["user"].username, f"/me/assistants/{data['connection'].pk}/")
     tea = data["tea"]
     page.locator(f'input[name="share"][value="{tea.pk}"]').uncheck()
-    submit(page, f"/me/assistants/{data['connection'].pk}/shares/")
+    submit(page, f"/me/assistants/{data['connection'].pk}/shares/", SAVE)
     assert not visible_facts(connection=data["connection"]).exists()
     page.select_option("#language-select", "zh-hans")
     submit(page, "/i18n/setlang/")
@@ -227,4 +228,37 @@ def test_language_switch_from_the_keyboard_and_after_a_refused_save(live_server,
     assert page.url.endswith(f"/me/facts/#fact-{tea.pk}")
     assert page.locator("html").get_attribute("lang") == "zh-hans"
     shot(page, artifacts, "keys", "facts-after-switch")
+    context.close()
+
+
+def test_sharing_many_facts_without_javascript(live_server, transactional_db, browser, artifacts):
+    """SPEC W-5, W-6: filter, tick all the filter shows, page on with ticks kept, save — JavaScript off."""
+    from apps.consent.views.fact_lists import SHARES_PER_PAGE
+
+    data = world("many")
+    user, connection = data["user"], data["connection"]
+    walks = [fact_create(owner=user, category="habits", label=f"Walk {i}", value="Evening walk")
+             for i in range(SHARES_PER_PAGE + 3)]
+    context = browser.new_context(locale="en-US", java_script_enabled=False, viewport=PHONE)
+    page = context.new_page()
+    page.set_default_timeout(15000)
+    path = f"/me/assistants/{connection.pk}/"
+    page.goto(live_server.url + path)
+    log_in(page, user.username, path)
+    action = f"/me/assistants/{connection.pk}/shares/"
+    boxes = page.locator('.share-form input[name="share"]')
+    page.fill("#id_q", "walk")
+    with page.expect_navigation():
+        page.locator("#id_q").press("Enter")  # Enter in the words field filters
+    assert "q=walk" in page.url and boxes.count() == SHARES_PER_PAGE
+    submit(page, action, 'button[value="all"]')
+    assert page.locator('.share-form input[name="share"]:checked').count() == SHARES_PER_PAGE
+    submit(page, action, 'button[name="go"]')  # the next page: its boxes are ticked too
+    assert page.locator('.share-form input[name="share"]:checked').count() == boxes.count() == 3
+    page.locator(f'input[name="share"][value="{walks[-1].pk}"]').uncheck()
+    assert not visible_facts(connection=connection).filter(category="habits").exists()  # nothing saved yet
+    submit(page, action, SAVE)
+    assert set(visible_facts(connection=connection).filter(category="habits")) == set(walks[:-1])
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    shot(page, artifacts, "nojs", "assistant-many")
     context.close()

@@ -220,3 +220,25 @@ def test_large_n(settings):
     _, output = seed(facts=2000)
     assert "2000 unchanged" in output
     assert time.monotonic() - started < 30
+
+
+# SPEC W-6, I-2: the demo person at real size — assistants, shares, suggestions, history — idempotently,
+# with the command's existing options unchanged.
+def test_seed_demo_builds_a_person_at_real_size():
+    from apps.consent.models import AccessEvent, Connection, FactShare, Proposal
+
+    user, out = seed(40, "big", "big", "--assistants", "3", "--suggestions", "130")
+    assert "3 connected assistants; 130 suggestions" in out
+    connections = list(Connection.objects.filter(user=user).order_by("id"))
+    assert len(connections) == 3
+    shared = [FactShare.objects.filter(connection=c).count() for c in connections]
+    assert shared[0] > shared[1] > shared[2] > 0
+    waiting = Proposal.objects.filter(connection=connections[0], status="pending").count()
+    assert waiting == 100 and Proposal.objects.filter(status="ignored").count() == 30  # SPEC P-8
+    assert AccessEvent.objects.filter(connection=connections[0]).count() == 60
+    before = (Proposal.objects.count(), FactShare.objects.count(), AccessEvent.objects.count())
+    _, again = seed(40, "big", "big", "--assistants", "3", "--suggestions", "130")
+    assert "0 suggestions and 0 access events added" in again
+    assert (Proposal.objects.count(), FactShare.objects.count(), AccessEvent.objects.count()) == before
+    with pytest.raises(CommandError):
+        seed(5, "big", "big", "--suggestions", "3")

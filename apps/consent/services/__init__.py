@@ -9,7 +9,7 @@ from apps.consent.services.connections import (
     connection_revoke,
     connection_touch,
 )
-from apps.consent.services.shares import shares_set
+from apps.consent.services.shares import shares_apply, shares_set
 
 __all__ = [
     "ConsentError",
@@ -19,6 +19,7 @@ __all__ = [
     "connection_narrow",
     "connection_revoke",
     "connection_touch",
+    "shares_apply",
     "shares_set",
 ]
 
@@ -45,3 +46,7 @@ __all__ += [
     "proposal_submit",
     "required_scope_for_op",
 ]
+
+from apps.consent.services.proposal_bulk import proposals_ignore  # noqa: E402
+
+__all__ += ["proposals_ignore"]

@@ -21,11 +21,41 @@ def shares_set(*, connection: Connection, fact_ids: set[int], seen: dict[int, in
     before an edit never confirms the new content unseen (SPEC C-2). Returns
     fact id → shared version.
     """
+    locked = _locked(connection)
+    versions = dict(shareable_facts(connection=locked).filter(id__in=fact_ids).values_list("id", "version"))
+    _refuse(fact_ids, versions, seen)
+    FactShare.objects.filter(connection=locked).exclude(fact_id__in=versions).delete()
+    _share_at(locked, versions)
+    return versions
+
+
+@transaction.atomic
+def shares_apply(*, connection: Connection, ticked: dict[int, int | None], unticked: set[int]) -> dict[int, int]:
+    """Share ``ticked`` (fact id → the version the person was shown) and unshare ``unticked``; others stay.
+
+    What a paged, filtered sharing form sends: the facts it showed (SPEC W-6).
+    A ticked fact that is not the person's shareable fact is refused as a whole
+    (``not_shareable``), one whose version is not the one shown — or that was
+    never shown (``None``) — too (``changed``, SPEC C-2). Returns fact id →
+    shared version of the ticked facts.
+    """
+    locked = _locked(connection)
+    versions = dict(shareable_facts(connection=locked).filter(id__in=ticked).values_list("id", "version"))
+    _refuse(ticked, versions, {fid: seen for fid, seen in ticked.items() if fid in versions})
+    FactShare.objects.filter(connection=locked, fact_id__in=set(unticked) - set(ticked)).delete()
+    _share_at(locked, versions)
+    return versions
+
+
+def _locked(connection: Connection) -> Connection:
     locked = Connection.objects.select_for_update().get(pk=connection.pk)
     if locked.revoked_at is not None:
         raise ConsentError("revoked", "this assistant's access was revoked")
-    versions = dict(shareable_facts(connection=locked).filter(id__in=fact_ids).values_list("id", "version"))
-    refused = sorted(set(fact_ids) - set(versions))
+    return locked
+
+
+def _refuse(wanted, versions: dict[int, int], seen: dict[int, int | None] | None) -> None:
+    refused = sorted(set(wanted) - set(versions))
     if refused:
         raise ConsentError("not_shareable", f"facts that cannot be shared with this assistant: {refused}",
                            fact_ids=tuple(refused))
@@ -34,8 +64,12 @@ def shares_set(*, connection: Connection, fact_ids: set[int], seen: dict[int, in
         if unseen:
             raise ConsentError("changed", f"facts that changed since they were shown: {list(unseen)}",
                                fact_ids=unseen)
-    FactShare.objects.filter(connection=locked).exclude(fact_id__in=versions).delete()
-    current = dict(FactShare.objects.filter(connection=locked).values_list("fact_id", "fact_version"))
+
+
+def _share_at(locked: Connection, versions: dict[int, int]) -> None:
+    """Each fact of ``versions`` shared at that version, whether or not it was shared before."""
+    current = dict(FactShare.objects.filter(connection=locked, fact_id__in=versions)
+                   .values_list("fact_id", "fact_version"))
     now = clock.now()
     stale = [fid for fid, version in versions.items() if fid in current and current[fid] != version]
     for fid in stale:
@@ -45,4 +79,3 @@ def shares_set(*, connection: Connection, fact_ids: set[int], seen: dict[int, in
         for fid, version in versions.items()
         if fid not in current
     )
-    return versions

@@ -2,23 +2,27 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from django.contrib import messages
 from django.shortcuts import redirect
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from apps.consent.forms import NarrowForm, ProposalEditForm, ShareForm
-from apps.consent.services import ConsentError, connection_narrow, connection_revoke, shares_set
+from apps.consent.forms import FactFilterForm, NarrowForm, ProposalEditForm, ShareForm
+from apps.consent.selectors import connection_categories, visible_facts
+from apps.consent.services import ConsentError, connection_narrow, connection_revoke, shares_apply, shares_set
 from apps.consent.templatetags.me_pages import assistant_name
-from apps.consent.views import pages
+from apps.consent.views import fact_lists, pages, share_draft
 from apps.consent.views.mixins import MeAction, MePage, consent_error_message
 
 TEMPLATE = "me/assistant.html"
 
 
-def _section(connection, anchor: str) -> str:
-    return reverse("consent:assistant", args=[connection.pk]) + f"#{anchor}"
+def _section(connection, anchor: str, **params) -> str:
+    query = urlencode({name: value for name, value in params.items() if value and value not in (1, "1")})
+    return reverse("consent:assistant", args=[connection.pk]) + (f"?{query}" if query else "") + f"#{anchor}"
 
 
 class AssistantsView(MePage):
@@ -31,12 +35,19 @@ class AssistantsView(MePage):
 class ConnectionPageMixin(MePage):
     nav = "assistants"
 
-    def render_connection(self, pk, *, error=None, proposal_form=None, ticked=None, status=200):
+    def render_connection(self, pk, *, error=None, proposal_form=None, ticked=None, query=None, status=200):
         """The connection's page; after a refused action, with the reason on top and the failed form in place.
 
         ``ticked``: the fact ids to show ticked in the sharing form instead of what is shared now.
+        ``query``: the filter and page numbers to show (default: the request's own).
         """
-        page = pages.connection_page(user=self.request.user, connection_id=pk)
+        draft = share_draft.load(self.request, pk)
+        if ticked is not None:
+            draft = {}
+        page = pages.connection_page(user=self.request.user, connection_id=pk,
+                                     query=self.request.GET if query is None else query, draft=draft)
+        for row in page.get("share_page", []) if ticked is not None else []:
+            row.ticked = row.fact.pk in ticked
         failed_pk, failed_form = proposal_form or (None, None)
         for item in page.get("open_proposals", []):
             if item.state == "pending":
@@ -52,7 +63,7 @@ class AssistantView(ConnectionPageMixin):
 
 
 class SharesView(ConnectionPageMixin, MeAction):
-    """Share exactly the ticked facts, each as it is now (SPEC D-4, C-2)."""
+    """Share the ticked facts, each as it is now (SPEC D-4, C-2); page, filter and select without JavaScript (W-6)."""
 
     def post(self, request, pk):
         connection = pages.connection_for(user=request.user, connection_id=pk)
@@ -60,20 +71,50 @@ class SharesView(ConnectionPageMixin, MeAction):
         if not form.is_valid():
             return self.render_connection(pk, error=_("The sharing form was not understood. Nothing was changed."),
                                           status=400)
+        ticked, seen = form.cleaned_data["share"], form.seen_versions()
+        if seen is None:  # a script posting ``share`` alone: exactly these (SPEC I-5)
+            return self.share_exactly(connection, ticked)
+        filters = FactFilterForm(request.POST, categories=connection_categories(connection)).values()
+        draft = share_draft.with_page(share_draft.load(request, pk), ticked=ticked, seen=seen)
+        action = form.cleaned_data["action"] or ("go" if form.cleaned_data["go"] else "save")
+        if action == "discard":
+            share_draft.clear(request, pk)
+            return redirect(_section(connection, "sharing", **filters))
+        if action in ("all", "none"):  # every fact the filter selects, not only the page shown
+            chosen = fact_lists.sharing_choices(connection, filters).values_list("id", "version")
+            draft.update({fid: (action == "all", version) for fid, version in chosen})
+        if action != "save":
+            share_draft.store(request, pk, draft)
+            number = 1 if action == "filter" else form.cleaned_data["go"] or request.POST.get("page")
+            return redirect(_section(connection, "sharing", **filters, page=number))
+        wanted, unwanted = share_draft.split(draft)
         try:
-            shared = shares_set(connection=connection, fact_ids=form.cleaned_data["share"],
-                                seen=form.seen_versions())
+            shares_apply(connection=connection, ticked=wanted, unticked=unwanted)
         except ConsentError as error:
             # The person's choice is kept, minus the facts the refusal is about (unseen or unshareable).
+            share_draft.store(request, pk, {fid: pick for fid, pick in draft.items() if fid not in error.fact_ids})
             return self.render_connection(pk, error=consent_error_message(error),
                                           status=409 if error.code == "changed" else 400,
-                                          ticked=form.cleaned_data["share"] - set(error.fact_ids))
-        messages.success(request, ngettext(
+                                          query={**filters, "page": request.POST.get("page")})
+        share_draft.clear(request, pk)
+        return self.saved(connection, visible_facts(connection=connection).count(),
+                          _section(connection, "sharing", **filters, page=request.POST.get("page")))
+
+    def share_exactly(self, connection, ticked: set[int]):
+        try:
+            shared = shares_set(connection=connection, fact_ids=ticked)
+        except ConsentError as error:
+            return self.render_connection(connection.pk, error=consent_error_message(error), status=400,
+                                          ticked=ticked - set(error.fact_ids))
+        return self.saved(connection, len(shared), _section(connection, "sharing"))
+
+    def saved(self, connection, count: int, to: str):
+        messages.success(self.request, ngettext(
             "Saved: %(count)d fact is shared with %(name)s.",
             "Saved: %(count)d facts are shared with %(name)s.",
-            len(shared),
-        ) % {"count": len(shared), "name": assistant_name(connection.application)})
-        return redirect(_section(connection, "sharing"))
+            count,
+        ) % {"count": count, "name": assistant_name(connection.application)})
+        return redirect(to)
 
 
 class NarrowView(ConnectionPageMixin, MeAction):

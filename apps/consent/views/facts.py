@@ -8,8 +8,8 @@ from django.shortcuts import redirect
 from django.urls import reverse
 from django.utils.translation import gettext as _
 
-from apps.consent.forms import FactAddForm, FactEditForm, SensitiveForm
-from apps.consent.views import pages, submissions
+from apps.consent.forms import FactAddForm, FactEditForm, FactFilterForm, SensitiveForm
+from apps.consent.views import fact_lists, pages, submissions
 from apps.consent.views.mixins import MeAction, MePage
 from apps.memory.services import FactArchived, FactVersionConflict, fact_archive, fact_create, fact_update
 
@@ -17,7 +17,9 @@ TEMPLATE = "me/facts.html"
 
 
 def _to_fact(fact) -> str:
-    return reverse("consent:facts") + f"#fact-{fact.pk}"
+    """The fact in place: the unfiltered list's page that holds it (SPEC W-6)."""
+    number = fact_lists.page_holding(fact_lists.active_facts(fact.owner_id), fact, fact_lists.FACTS_PER_PAGE)
+    return reverse("consent:facts") + (f"?page={number}" if number > 1 else "") + f"#fact-{fact.pk}"
 
 
 class FactsPageMixin(MePage):
@@ -29,7 +31,13 @@ class FactsPageMixin(MePage):
 
         ``archived``: a fact archived before the person's edit of it arrived; their wording fills the add form.
         """
-        page = pages.facts_page(user=self.request.user)
+        query = self.request.GET
+        filter_form = FactFilterForm(query, states={**FactFilterForm.STATES, "archived": _("Archived")})
+        page = pages.facts_page(user=self.request.user, filters=filter_form.values(), number=query.get("page"))
+        if edit_for and not any(row.fact.pk == edit_for for row in page.rows):  # a refused edit shows its fact
+            fact = pages.fact_for(user=self.request.user, fact_id=edit_for)
+            number = fact_lists.page_holding(fact_lists.active_facts(fact.owner_id), fact, fact_lists.FACTS_PER_PAGE)
+            page = pages.facts_page(user=self.request.user, filters={}, number=number)
         for row in page.rows:
             row.form = edit_form if row.fact.pk == edit_for else FactEditForm.for_fact(row.fact)
         initial = {"submission": submissions.new()}
@@ -37,7 +45,7 @@ class FactsPageMixin(MePage):
             initial.update({name: edit_form.data.get(name, "") for name in FactEditForm.declared_fields
                             if name != "version"})
         add_form = add_form or FactAddForm(auto_id="add-%s", initial=initial)
-        context = {"page": page, "add_form": add_form,
+        context = {"page": page, "add_form": add_form, "filter_form": filter_form,
                    "edit_for": edit_for, "conflict": conflict, "archived_edit": archived}
         anchor = f"#fact-{edit_for}" if edit_for else "#add" if add_form.is_bound or archived else ""
         return self.render_page(TEMPLATE, context, status=status, page_path=reverse("consent:facts") + anchor)
@@ -104,9 +112,11 @@ class FactEditView(FactsPageMixin, MeAction):
 
 class FactArchiveView(MeAction):
     def post(self, request, pk):
-        fact = fact_archive(fact=pages.fact_for(user=request.user, fact_id=pk))
+        fact = pages.fact_for(user=request.user, fact_id=pk)
+        back = _to_fact(fact).partition("#")[0]  # the page it was on
+        fact = fact_archive(fact=fact)
         messages.success(request, _("Archived “%(label)s”. No assistant sees it any more.") % {"label": fact.label})
-        return redirect("consent:facts")
+        return redirect(back)
 
 
 class FactSensitiveView(FactsPageMixin, MeAction):

@@ -7,23 +7,29 @@ stays in ``apps.consent.selectors`` (SPEC C-1); here it is only explained.
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
 
 from django.apps import apps as django_apps
+from django.core.paginator import Page
+from django.db.models import Count, Max, Q
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.utils.translation import gettext_lazy as _
 
 from apps.common import clock
 from apps.consent import selectors
-from apps.consent.models import AccessEvent, Connection, FactShare, Proposal
-from apps.consent.proposal_selectors import pending_proposals, proposal_for_user
+from apps.consent.forms import FactFilterForm
+from apps.consent.models import AccessEvent, Connection, Proposal
+from apps.consent.proposal_selectors import proposal_for_user
+from apps.consent.views import fact_lists
+from apps.consent.views.fact_lists import BLOCKED_LIMIT, BlockedRow, ShareRow, facts_page, page_of  # noqa: F401
 from apps.memory.models import Category, Certainty, Fact, FactStatus
 
 # A replayed refresh token or authorization code revoked a token family (SPEC A-3).
 REPLAY_REASONS = ("refresh_replay", "code_replay")
-HISTORY_LIMIT = 100
+HISTORY_PER_PAGE = 10
+ITEMS_PER_EVENT = 10  # facts listed per event: one call may send thousands
+PROPOSALS_PER_PAGE = 10
 
 # Plain words for the tools that send facts (SPEC M-2, D-8); unknown tools show their name.
 TOOL_WORDS = {
@@ -37,51 +43,7 @@ TOOL_WORDS = {
 }
 
 
-# --- Personal info ---------------------------------------------------------------
-
-
-@dataclass
-class FactRow:
-    fact: Fact
-    shared_with: int = 0  # active assistants holding the current version (SPEC C-1)
-    changed_for: int = 0  # active assistants holding an older version (SPEC C-2)
-    form: object = None  # the edit form, set by the view
-
-
-@dataclass
-class CategoryGroup:
-    code: str
-    name: str
-    shareable: bool
-    rows: list[FactRow] = field(default_factory=list)
-
-
-@dataclass
-class FactsPage:
-    groups: list[CategoryGroup]
-    archived: list[Fact]
-
-    @property
-    def rows(self):
-        return [row for group in self.groups for row in group.rows]
-
-
-def facts_page(*, user) -> FactsPage:
-    """The person's facts by category, each with how many assistants hold it (SPEC W-2)."""
-    facts = list(Fact.objects.filter(owner=user).order_by("id"))
-    current, changed = Counter(), Counter()
-    versions = {fact.pk: fact.version for fact in facts}
-    shares = FactShare.objects.filter(fact__owner=user, connection__revoked_at__isnull=True)
-    for fact_id, version in shares.values_list("fact_id", "fact_version"):
-        (current if versions.get(fact_id) == version else changed)[fact_id] += 1
-    groups = {code: CategoryGroup(code, label, Category.is_shareable(code)) for code, label in Category.choices}
-    archived = []
-    for fact in facts:
-        if fact.status == FactStatus.ARCHIVED:
-            archived.append(fact)
-            continue
-        groups[fact.category].rows.append(FactRow(fact, current[fact.pk], changed[fact.pk]))
-    return FactsPage(groups=list(groups.values()), archived=archived)
+# --- Single rows ------------------------------------------------------------------
 
 
 def fact_for(*, user, fact_id: int) -> Fact:
@@ -133,37 +95,12 @@ def assistants_page(*, user) -> dict:
     """Every connection of the person, active first (SPEC W-3)."""
     connections = list(selectors.connections_for(user=user))
     replays = replay_notices(user=user)
-    # One count per assistant, through the one home of the visibility rule (SPEC C-1).
-    cards = [
-        AssistantCard(c, selectors.visible_facts(connection=c).count() if c.is_active else 0,
-                      replays.get(c.application_id))
-        for c in connections
-    ]
+    counts = selectors.visible_counts(connections=connections)  # one query, however many assistants
+    cards = [AssistantCard(c, counts.get(c.pk, 0), replays.get(c.application_id)) for c in connections]
     return {
         "active": [card for card in cards if card.connection.is_active],
         "revoked": [card for card in cards if not card.connection.is_active],
     }
-
-
-@dataclass
-class ShareRow:
-    fact: Fact
-    shared_version: int | None
-
-    @property
-    def shared(self) -> bool:
-        return self.shared_version == self.fact.version
-
-    @property
-    def changed(self) -> bool:
-        """Shared once, edited since: the share no longer counts (SPEC C-2)."""
-        return self.shared_version is not None and self.shared_version != self.fact.version
-
-
-@dataclass
-class BlockedRow:
-    fact: Fact
-    reasons: list
 
 
 @dataclass
@@ -186,6 +123,7 @@ class HistoryEvent:
     event: AccessEvent
     items: list[HistoryItem]
     records: list[str] = field(default_factory=list)  # "<type>:<id>" of memory records sent (SPEC R-11)
+    more: int = 0  # facts sent beyond those listed (the download has them all)
 
     @property
     def tool_words(self):
@@ -208,36 +146,23 @@ def blocked_reasons(fact: Fact, granted: set[str]) -> list:
     return reasons
 
 
-def sharing_rows(*, connection: Connection, shared: dict[int, int]) -> tuple[list[ShareRow], list[BlockedRow]]:
-    """The sharing form's choices and, apart, the person's facts that cannot be chosen."""
-    shareable = list(selectors.shareable_facts(connection=connection))
-    rows = [ShareRow(fact, shared.get(fact.pk)) for fact in shareable]
-    granted = set(selectors.connection_categories(connection))
-    others = (
-        Fact.objects.filter(owner_id=connection.user_id, status=FactStatus.ACTIVE)
-        .exclude(pk__in=[fact.pk for fact in shareable])
-        .order_by("category", "id")
-    )
-    blocked = [BlockedRow(fact, blocked_reasons(fact, granted)) for fact in others]
-    order = {code: index for index, code in enumerate(Category.values)}
-    rows.sort(key=lambda row: (order[row.fact.category], row.fact.pk))
-    blocked.sort(key=lambda row: (order[row.fact.category], row.fact.pk))
-    return rows, blocked
-
-
-def history(*, connection: Connection, limit: int = HISTORY_LIMIT) -> list[HistoryEvent]:
-    """What the assistant was sent, fact by fact, resolved to today's labels (SPEC D-8)."""
-    events = list(selectors.access_history(connection=connection, limit=limit))
-    ids = {int(pair[0]) for event in events for pair in event.facts if _pair_ok(pair)}
+def history_page(*, connection: Connection, number=1) -> Page:
+    """One page of what the assistant was sent, fact by fact, resolved to today's labels (SPEC D-8)."""
+    events = selectors.retained_access_events().filter(connection=connection).order_by("-created_at", "-id")
+    page = page_of(events, number, HISTORY_PER_PAGE)
+    sent = {event.pk: [pair for pair in event.facts if _pair_ok(pair)] for event in page.object_list}
+    ids = {int(pair[0]) for pairs in sent.values() for pair in pairs[:ITEMS_PER_EVENT]}
     facts = Fact.objects.filter(owner_id=connection.user_id, pk__in=ids).in_bulk() if ids else {}
-    return [
+    page.object_list = [
         HistoryEvent(
             event,
-            [HistoryItem(int(p[0]), int(p[1]), facts.get(int(p[0]))) for p in event.facts if _pair_ok(p)],
-            [entry for entry in event.facts if isinstance(entry, str)],
+            [HistoryItem(int(p[0]), int(p[1]), facts.get(int(p[0]))) for p in sent[event.pk][:ITEMS_PER_EVENT]],
+            [entry for entry in event.facts if isinstance(entry, str)][:ITEMS_PER_EVENT],
+            more=max(0, len(sent[event.pk]) - ITEMS_PER_EVENT),
         )
-        for event in events
+        for event in page.object_list
     ]
+    return page
 
 
 def _pair_ok(pair) -> bool:
@@ -252,37 +177,63 @@ class ProposalItem:
     form: object = None  # the edit form, set by the view
 
 
-def proposal_items(*, connection: Connection, shared: dict[int, int]) -> tuple[list, list]:
-    """(needing attention: pending and conflicts; decided: confirmed, ignored, expired), newest first (SPEC P-6)."""
+def proposal_pages(*, connection: Connection, shared: dict[int, int], waiting=1, earlier=1) -> tuple[Page, Page]:
+    """(needing attention: pending and conflicts; decided: confirmed, ignored, expired), newest first, paged.
+
+    A pending proposal past its expiry counts as expired even before the sweep ran (SPEC P-6, J-2).
+    """
     now = clock.now()
-    pending = list(pending_proposals(connection=connection))
-    decided = (
-        Proposal.objects.filter(connection=connection)
-        .exclude(status=Proposal.Status.PENDING, expires_at__gt=now)
-        .select_related("target_fact", "result_fact")
-        .order_by("-created_at", "-id")[:HISTORY_LIMIT]
-    )
-    items = [ProposalItem(p, p.status_at(now), p.target_fact_id in shared) for p in [*pending, *decided]]
-    attention = [item for item in items if item.state in ("pending", "conflict")]
-    earlier = [item for item in items if item.state not in ("pending", "conflict")]
-    return attention, earlier
+    proposals = (Proposal.objects.filter(connection=connection).select_related("target_fact", "result_fact")
+                 .order_by("-created_at", "-id"))
+    attention = Q(status=Proposal.Status.PENDING, expires_at__gt=now) | Q(status=Proposal.Status.CONFLICT)
+    pages = (page_of(proposals.filter(attention), waiting, PROPOSALS_PER_PAGE),
+             page_of(proposals.exclude(attention), earlier, PROPOSALS_PER_PAGE))
+    for page in pages:
+        page.object_list = [ProposalItem(p, p.status_at(now), p.target_fact_id in shared) for p in page.object_list]
+    return pages
 
 
-def connection_page(*, user, connection_id: int) -> dict:
-    """Everything on one connection's page, in a fixed number of queries (SPEC W-3)."""
+def sharing_part(*, connection: Connection, shared: dict[int, int], query, draft: dict) -> dict:
+    """The sharing form: one page of the offered facts the filter selects, ticked as the person left them."""
+    form = FactFilterForm(query, categories=selectors.connection_categories(connection))
+    filters = form.values()
+    page = page_of(fact_lists.sharing_choices(connection, filters), query.get("page"), fact_lists.SHARES_PER_PAGE)
+    page.object_list = [
+        ShareRow(fact, shared.get(fact.pk), draft[fact.pk][0] if fact.pk in draft else shared.get(fact.pk) == fact.version)
+        for fact in page.object_list
+    ]
+    granted = set(selectors.connection_categories(connection))
+    blocked = fact_lists.not_shareable(connection)
+    return {
+        "share_filter": form,
+        "share_filters": filters,
+        "share_page": page,
+        "share_offered": bool(page.paginator.count) or any(filters.values()),
+        "blocked_rows": [BlockedRow(fact, blocked_reasons(fact, granted)) for fact in blocked[:BLOCKED_LIMIT]],
+        "blocked_count": blocked.count(),
+        "unsaved": sum(1 for fid, (ticked, version) in draft.items() if ticked != (shared.get(fid) == version)),
+    }
+
+
+def connection_page(*, user, connection_id: int, query=None, draft=None) -> dict:
+    """Everything on one connection's page, in a fixed number of queries whatever the counts (SPEC W-3, W-6).
+
+    ``query``: the page's GET parameters (filter and page numbers); ``draft``: the person's unsaved
+    sharing choices, fact id → (ticked, version shown).
+    """
+    query = query if query is not None else {}
     connection = connection_for(user=user, connection_id=connection_id)
     page = {
         "connection": connection,
         "replay_at": replay_notices(user=user).get(connection.application_id),
-        "history": history(connection=connection),
-        "history_limit": HISTORY_LIMIT,
-        "share_rows": [],
-        "blocked_rows": [],
+        "history_page": history_page(connection=connection, number=query.get("history")),
     }
     if connection.is_active:
         shared = selectors.shares_for(connection=connection)
-        page["share_rows"], page["blocked_rows"] = sharing_rows(connection=connection, shared=shared)
-        page["open_proposals"], page["closed_proposals"] = proposal_items(connection=connection, shared=shared)
-        page["pending_count"] = sum(1 for item in page["open_proposals"] if item.state == "pending")
+        page.update(sharing_part(connection=connection, shared=shared, query=query, draft=draft or {}))
+        page["open_proposals"], page["closed_proposals"] = proposal_pages(
+            connection=connection, shared=shared, waiting=query.get("suggestions"), earlier=query.get("earlier"))
+        waiting = Proposal.objects.filter(connection=connection, status=Proposal.Status.PENDING,
+                                          expires_at__gt=clock.now()).aggregate(count=Count("id"), newest=Max("id"))
+        page["pending_count"], page["newest_pending"] = waiting["count"], waiting["newest"]
     return page
-

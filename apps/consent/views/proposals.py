@@ -6,13 +6,19 @@ from django.contrib import messages
 from django.shortcuts import redirect
 from django.urls import reverse
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, ngettext
 
 from apps.common.text import without_direction_controls
-from apps.consent.forms import ProposalConfirmForm, ProposalEditForm
+from apps.consent.forms import BulkIgnoreForm, ProposalConfirmForm, ProposalEditForm
 from apps.consent.models import Proposal
 from apps.consent.selectors import visible_facts
-from apps.consent.services import ProposalError, proposal_confirm, proposal_edit, proposal_ignore
+from apps.consent.services import (
+    ProposalError,
+    proposal_confirm,
+    proposal_edit,
+    proposal_ignore,
+    proposals_ignore,
+)
 from apps.consent.templatetags.me_pages import assistant_name
 from apps.consent.views import pages
 from apps.consent.views.assistants import ConnectionPageMixin
@@ -137,3 +143,22 @@ class ProposalIgnoreView(ProposalAction):
                 return self.refuse(proposal, error)
         messages.success(request, _("Ignored. Nothing was saved."))
         return redirect(_anchor(proposal))
+
+
+class ProposalsIgnoreView(ConnectionPageMixin, MeAction):
+    """Ignore many suggestions at once: the ticked ones, or all waiting (SPEC P-8)."""
+
+    def post(self, request, pk):
+        connection = pages.connection_for(user=request.user, connection_id=pk)
+        form = BulkIgnoreForm(request.POST)
+        if not form.is_valid() or (form.cleaned_data["action"] == "selected" and not form.cleaned_data["proposals"]):
+            return self.render_connection(pk, status=400, error=_(
+                "Tick the suggestions to ignore first. Nothing was changed."))
+        everything = form.cleaned_data["action"] == "all"
+        count = proposals_ignore(connection=connection, user=request.user,
+                                 ids=None if everything else form.cleaned_data["proposals"],
+                                 up_to=form.cleaned_data["up_to"])
+        messages.success(request, ngettext("Ignored %(count)d suggestion. Nothing was saved.",
+                                           "Ignored %(count)d suggestions. Nothing was saved.", count)
+                         % {"count": count})
+        return redirect(reverse("consent:assistant", args=[pk]) + "#proposals")

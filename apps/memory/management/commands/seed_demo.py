@@ -12,11 +12,24 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--username", required=True)
         parser.add_argument("--password", required=True)
-        parser.add_argument("--facts", type=int, default=60, help="number of active facts (default 60)")
+        parser.add_argument("--facts", type=int, default=None, help="number of active facts (default 60)")
+        parser.add_argument("--assistants", type=int, default=0,
+                            help="connected assistants, each sharing part of the facts (default 0)")
+        parser.add_argument("--suggestions", type=int, default=0,
+                            help="suggestions from the first assistant, at most 100 waiting (default 0)")
+        parser.add_argument("--at-scale", action="store_true",
+                            help="a person at real size: 2,000 facts, 10 assistants, 300 suggestions "
+                                 "unless given otherwise (SPEC W-6)")
 
-    def handle(self, *, username, password, facts, **options):
-        if facts < 0:
-            raise CommandError("--facts must be 0 or more.")
+    def handle(self, *, username, password, facts, assistants, suggestions, at_scale, **options):
+        if at_scale:
+            facts = 2000 if facts is None else facts
+            assistants, suggestions = assistants or 10, suggestions or 300
+        facts = 60 if facts is None else facts
+        if min(facts, assistants, suggestions) < 0:
+            raise CommandError("--facts, --assistants and --suggestions must be 0 or more.")
+        if suggestions and not assistants:
+            raise CommandError("--suggestions needs at least one assistant (--assistants).")
         if not settings.DEBUG:
             # SPEC I-2: automation relies on this command as it is, so it runs; a demo account with a known
             # password has no place on a real deployment, so it says so.
@@ -33,3 +46,12 @@ class Command(BaseCommand):
             f"({seeded.created} created, {seeded.updated} updated, {seeded.unchanged} unchanged, "
             f"{seeded.archived} archived) and the demo week's records."
         ))
+        if assistants:
+            # The person's side of consent lives in apps.consent, which builds on the facts made above.
+            from apps.consent.demo_data import seed_assistants
+
+            added = seed_assistants(owner=user, assistants=assistants, suggestions=suggestions)
+            self.stdout.write(self.style.SUCCESS(
+                f"{assistants} connected assistants; {added.suggestions_added} suggestions and "
+                f"{added.events_added} access events added."
+            ))

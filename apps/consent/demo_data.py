@@ -1,0 +1,99 @@
+"""The demo person at real sizes (SPEC W-6): connected assistants, shares, suggestions and access history.
+
+``manage.py seed_demo … --assistants N --suggestions N`` (or ``--at-scale``)
+builds on the demo facts: N connected assistants, each sharing a
+deterministic part of the shareable facts; suggestions from the first one —
+up to 100 waiting (the pending cap of SPEC P-8), the rest already ignored —
+and a history of what the first one was sent. Deterministic and idempotent:
+running it again with the same arguments adds nothing. Every write goes
+through the consent services.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db import transaction
+from oauth2_provider.models import get_application_model
+
+from apps.consent.models import AccessEvent, Connection, Proposal
+from apps.consent.selectors import shareable_facts
+from apps.consent.services import (
+    ProposalError,
+    access_event_record,
+    connection_authorize,
+    proposal_ignore,
+    proposal_submit,
+    shares_set,
+)
+from apps.memory.models import Category
+
+PENDING_AT_MOST = 100  # SPEC P-8: what one connection may hold waiting
+EVENTS = 60  # access events of the first assistant (three pages of history)
+SCOPES = {"profile:read", "profile:propose", "profile:correct", "context:search"}
+HABITS = ["Walks to work", "Reads before bed", "Drinks green tea", "Cycles on Sundays", "Plays the piano",
+          "Cooks on weekends", "Learns Spanish", "Swims on Fridays", "Keeps a diary", "Stretches every morning"]
+
+
+@dataclass
+class AssistantsSeeded:
+    assistants: int = 0
+    suggestions_added: int = 0
+    events_added: int = 0
+
+
+def _application(owner, number: int):
+    application_model = get_application_model()
+    client_id = f"demo-{owner.pk}-{number}"
+    application = application_model.objects.filter(client_id=client_id).first()
+    if application is None:
+        application = application_model.objects.create(
+            client_id=client_id, name=f"Demo assistant {number}", client_type="public",
+            authorization_grant_type="authorization-code", redirect_uris=f"http://127.0.0.1:9{number:03d}/callback",
+            hash_client_secret=False, client_secret="",
+        )
+    return application
+
+
+def _suggestion(number: int) -> dict:
+    habit = HABITS[number % len(HABITS)]
+    return {"op": "add", "category": "habits", "label": f"{habit} #{number + 1}"[:40],
+            "value": f"Suggested from a conversation: {habit.lower()}, noted as number {number + 1}.",
+            "evidence": "Mentioned it in passing."}
+
+
+def _suggest(connection: Connection, count: int) -> int:
+    """``count`` suggestions from ``connection``: the first ones ignored, the last 100 at most waiting."""
+    added = 0
+    ignored = max(0, count - PENDING_AT_MOST)
+    for number in range(count):
+        before = Proposal.objects.filter(connection=connection).count()
+        try:
+            proposal = proposal_submit(connection=connection, arguments=_suggestion(number))
+        except ProposalError:  # decided on an earlier run (duplicate_processed): it is there
+            continue
+        added += Proposal.objects.filter(connection=connection).count() - before
+        if number < ignored and proposal.status == Proposal.Status.PENDING:
+            proposal_ignore(proposal=proposal, user=connection.user)
+    return added
+
+
+@transaction.atomic
+def seed_assistants(*, owner, assistants: int, suggestions: int) -> AssistantsSeeded:
+    seeded = AssistantsSeeded(assistants=assistants)
+    connections = []
+    for number in range(1, assistants + 1):
+        connection = connection_authorize(user=owner, application=_application(owner, number), scopes=SCOPES,
+                                          categories=set(Category.shareable()))
+        ids = list(shareable_facts(connection=connection).values_list("id", flat=True))
+        shares_set(connection=connection, fact_ids=set(ids[number - 1::number]))  # all, half, a third …
+        connections.append(connection)
+    if not connections:
+        return seeded
+    first = connections[0]
+    seeded.suggestions_added = _suggest(first, suggestions)
+    sent = list(shareable_facts(connection=first).values_list("id", "version")[:40])
+    for _ in range(EVENTS - AccessEvent.objects.filter(connection=first).count()):
+        access_event_record(connection=first, tool="get_user_context", facts=sent)
+        seeded.events_added += 1
+    return seeded

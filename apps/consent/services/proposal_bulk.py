@@ -1,0 +1,31 @@
+"""Deciding many suggestions at once: the review inbox at real sizes (SPEC P-8, W-6)."""
+
+from __future__ import annotations
+
+from django.db import transaction
+
+from apps.common import clock
+from apps.consent.models import Connection, Proposal
+from apps.consent.services.proposal_checks import ProposalError
+from apps.consent.services.proposals import FORBIDDEN
+
+
+@transaction.atomic
+def proposals_ignore(*, connection: Connection, user, ids: set[int] | None = None, up_to: int | None = None) -> int:
+    """Ignore the connection's pending suggestions among ``ids`` (``None``: all of them) up to id ``up_to``.
+
+    ``up_to`` is the newest suggestion the person was shown, so "ignore all"
+    never ignores one that arrived after the page was loaded. One UPDATE
+    guarded by ``status = pending``: a suggestion decided meanwhile (confirmed
+    in another tab) is left as it was decided. One past its expiry is left to
+    the sweep (SPEC J-2). Returns how many were ignored.
+    """
+    if connection.user_id != user.pk:
+        raise ProposalError(FORBIDDEN, "this assistant is not connected to your account")
+    now = clock.now()
+    pending = Proposal.objects.filter(connection=connection, status=Proposal.Status.PENDING, expires_at__gt=now)
+    if ids is not None:
+        pending = pending.filter(pk__in=ids)
+    if up_to is not None:
+        pending = pending.filter(pk__lte=up_to)
+    return pending.update(status=Proposal.Status.IGNORED, decided_at=now)

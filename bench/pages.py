@@ -1,0 +1,144 @@
+"""The person's pages at real size (SPEC W-6): server time, weight and SQL statements per page.
+
+Part of ``make bench`` (``bench/run.py``, unless ``--no-pages``), or on its own:
+
+    .venv/bin/python -m bench.pages [--requests 40]
+
+(on its own it starts a throwaway PostgreSQL cluster and Redis, ``tests/services.py``).
+
+The person is ``manage.py seed_demo --at-scale``: 2,000 facts, 10 connected
+assistants sharing parts of them, 300 suggestions from the first one (100
+waiting, 200 ignored) and 60 access events. Each page is requested in this
+process through Django's whole stack (middleware, session, templates,
+PostgreSQL), logged in as that person: a few warm-up requests, then
+``--requests`` timed ones. Printed per page: server time p50 and p95,
+the HTML's size, and the SQL statements of one request. The targets: p95
+≤ 150 ms, weight ≤ 200 KB. The process runs with DEBUG on (static files
+need no manifest), which makes each statement a little slower than served:
+the figures are an upper bound.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import datetime as dt
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+BASE_DIR = Path(__file__).resolve().parents[1]
+if str(BASE_DIR) not in sys.path:
+    sys.path.insert(0, str(BASE_DIR))
+
+OUT_DIR = BASE_DIR / "var" / "bench"
+USERNAME = "bench-pages"
+WARMUP = 3
+P95_TARGET_MS = 150
+WEIGHT_TARGET = 200 * 1024
+
+
+def _person():
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+
+    with open(os.devnull, "w") as quiet:
+        call_command("seed_demo", "--username", USERNAME, "--password", "bench-pages", "--at-scale", stdout=quiet)
+    return get_user_model().objects.get(username=USERNAME)
+
+
+def _pages(user) -> dict[str, str]:
+    from apps.consent.models import Connection
+
+    first = Connection.objects.filter(user=user).order_by("id").first().pk
+    return {
+        "personal info": "/me/facts/",
+        "personal info, page 40": "/me/facts/?page=40",
+        "personal info, filtered": "/me/facts/?q=tea&state=not_shared",
+        "assistants": "/me/assistants/",
+        "connection (100 waiting, 200 decided)": f"/me/assistants/{first}/",
+        "connection, filtered and paged": f"/me/assistants/{first}/?state=not_shared&category=habits&page=2"
+                                          "&suggestions=3&earlier=4&history=2",
+    }
+
+
+def _percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(share * (len(ordered) - 1))))]
+
+
+def measure_pages(requests: int = 40) -> dict:
+    """Seed the person, then time every page; returns page → figures."""
+    from django.db import connection as db
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext
+
+    started = time.monotonic()
+    user = _person()
+    seeded = time.monotonic() - started
+    client = Client(HTTP_HOST="127.0.0.1", HTTP_ACCEPT_LANGUAGE="en")
+    client.force_login(user)
+    results = {}
+    for name, path in _pages(user).items():
+        for _ in range(WARMUP):
+            assert client.get(path).status_code == 200, path
+        db.queries_log.clear()  # the seeding filled it; each request clears it again (request_started)
+        with CaptureQueriesContext(db) as queries:
+            body = client.get(path).content
+        times, cpu = [], []
+        for _ in range(requests):
+            begin, begin_cpu = time.perf_counter(), time.thread_time()
+            response = client.get(path)
+            times.append((time.perf_counter() - begin) * 1000)
+            cpu.append((time.thread_time() - begin_cpu) * 1000)
+            assert response.status_code == 200, path
+        results[name] = {"path": path, "p50_ms": statistics.median(times), "p95_ms": _percentile(times, .95),
+                         "cpu_p50_ms": statistics.median(cpu), "bytes": len(body), "statements": len(queries)}
+    load = Path("/proc/loadavg").read_text().split()[0]
+    return {"seed_seconds": seeded, "requests": requests, "pages": results, "load": load}
+
+
+def report(result: dict) -> str:
+    lines = [
+        "## The person's pages at real size (2,000 facts, 300 suggestions, 10 assistants)",
+        "",
+        f"{result['requests']} requests per page after {WARMUP} warm-up ones, in-process through Django's whole "
+        f"stack on PostgreSQL (DEBUG on: an upper bound). Targets: p95 ≤ {P95_TARGET_MS} ms, "
+        f"weight ≤ {WEIGHT_TARGET // 1024} KB. Seeding took {result['seed_seconds']:.0f} s. CPU: the web "
+        f"process's own CPU time per request (PostgreSQL's not included), which a busy machine inflates less "
+        f"than the wall time. Load average at the end: {result.get('load', '?')}.",
+        "",
+        "| page | p50 ms | p95 ms | CPU p50 ms | KB | SQL statements | within targets |",
+        "|---|---:|---:|---:|---:|---:|---|",
+    ]
+    for name, row in result["pages"].items():
+        ok = row["p95_ms"] <= P95_TARGET_MS and row["bytes"] <= WEIGHT_TARGET
+        lines.append(f"| {name} (`{row['path']}`) | {row['p50_ms']:.1f} | {row['p95_ms']:.1f} | "
+                     f"{row['cpu_p50_ms']:.1f} | {row['bytes'] / 1024:.0f} | {row['statements']} | {'yes' if ok else 'NO'} |")
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--requests", type=int, default=40, help="timed requests per page")
+    args = parser.parse_args()
+    from bench.run import _django
+    from tests.services import postgres_cluster, redis_server
+
+    with contextlib.ExitStack() as stack:
+        database_url = stack.enter_context(postgres_cluster())
+        redis_url = stack.enter_context(redis_server())
+        _django({"DATABASE_URL": database_url, "REDIS_URL": redis_url, "DEBUG": "1", "LOG_LEVEL": "WARNING"})
+        text = report(measure_pages(args.requests))
+    OUT_DIR.mkdir(parents=True, exist_ok=True)
+    stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    (OUT_DIR / f"pages-{stamp}.md").write_text(text + "\n", encoding="utf-8")
+    print(text)
+    print(f"\n(kept in var/bench/pages-{stamp}.md)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
