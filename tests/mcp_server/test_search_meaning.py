@@ -13,6 +13,7 @@ from tests.mcp_server.conftest import share
 from tests.mcp_server.rpc import call, post, tool_result
 
 SEARCH_SCOPES = ("profile:read", "context:search")
+pytestmark = pytest.mark.usefixtures("meaning")
 
 
 @pytest.fixture
