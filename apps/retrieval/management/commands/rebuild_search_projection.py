@@ -8,6 +8,7 @@ embedder; a progress bar (on standard error, only on a terminal unless
 import sys
 
 from django.core.management.base import BaseCommand
+from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from apps.retrieval.services import projection_rebuild
@@ -23,7 +24,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, dry_run=False, check=False, progress=False, **options):
         bar = Progress(TextColumn("{task.description:<14}"), BarColumn(), MofNCompleteColumn(),
-                       TimeRemainingColumn(), disable=not (progress or sys.stderr.isatty()))
+                       TimeRemainingColumn(), console=Console(stderr=True), disable=not (progress or sys.stderr.isatty()))
         tasks = {}
 
         def advance(resource_type, done, total):
