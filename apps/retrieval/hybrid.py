@@ -37,7 +37,7 @@ log = logging.getLogger(__name__)
 K = 2  # reciprocal-rank constant: small, so the first places of each list count most (docs/search.md)
 DEPTH = 50  # records fused from the top of each list; also the most that match by meaning alone
 FLOOR = 0.30  # least similarity that counts as a match by meaning (docs/search.md)
-MARGIN = 0.12  # and no further than this below the best record's
+MARGIN = 0.20  # and no further than this below the best record's
 ROUND = 4  # similarities equal to this many places are ties
 
 

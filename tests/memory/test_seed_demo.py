@@ -220,3 +220,17 @@ def test_large_n(settings):
     _, output = seed(facts=2000)
     assert "2000 unchanged" in output
     assert time.monotonic() - started < 30
+
+
+# SPEC S-4, I-2: the demo person's records are found by meaning, in either language, right after seeding.
+@pytest.mark.usefixtures("meaning")
+def test_seeded_records_are_searchable_by_meaning():
+    from apps.retrieval.models import SearchProjection
+    from tests.retrieval.layer.builders import access, call
+
+    user, _ = seed(facts=20)
+    assert not SearchProjection.objects.filter(owner=user, vector__isnull=True).exists()
+    memo = VoiceMemo.objects.get(owner=user, title="Saturday grocery list")
+    for query in ("groceries to buy", "周末买菜清单"):
+        hits = call(access(user), "search", query=query, top_k=5)["hits"]
+        assert f"voice_memo:{memo.pk}" in [hit["ref"] for hit in hits], query
