@@ -34,7 +34,7 @@ class Command(BaseCommand):
                               f"({report.paraphrase_found}/{report.paraphrase_refs} expected refs)")
             facts = report.facts
             for kind in ("keyword", "paraphrase"):
-                self.stdout.write(f"Facts {kind + ' Recall@5':<18}{facts.recall(kind):.3f}  "
+                self.stdout.write(f"{'Facts ' + kind + ' Recall@5':<27}{facts.recall(kind):.3f}  "
                                   f"({facts.found.get(kind, 0)}/{facts.asked.get(kind, 0)} questions, "
                                   f"search_user_context over {facts.facts} shared facts)")
             self.stdout.write(f"Evidence hit rate       {report.evidence_hit_rate:.3f}  "
