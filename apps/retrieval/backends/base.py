@@ -131,6 +131,8 @@ class BaseSearchBackend:
         The same owner and scope clause as the keyword statement: only fields
         the caller may read, of records it may see, ever reach the comparison.
         """
+        from apps.retrieval.indexing import indexed_type
+        scopes = [SearchScope(s.resource_type, tuple(f.path for f in indexed_type(s.resource_type).fields), s.records) for s in scopes]
         scope = self._scope_clause(scopes)
         if scope is None:
             return None
