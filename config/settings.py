@@ -220,6 +220,10 @@ SEARCH_EMBEDDINGS = {
     },
     "off": {},
 }[_EMBEDDINGS]
+if _EMBEDDINGS == "http" and not (SEARCH_EMBEDDINGS["URL"] and SEARCH_EMBEDDINGS["MODEL"] and SEARCH_EMBEDDINGS["DIM"]):
+    from django.core.exceptions import ImproperlyConfigured
+
+    raise ImproperlyConfigured("SEARCH_EMBEDDINGS=http needs SEARCH_EMBEDDINGS_URL, _MODEL and _DIM")
 if SEARCH_EMBEDDINGS:
     SEARCH_EMBEDDINGS["INLINE"] = env.bool("SEARCH_VECTORS_INLINE", default=not REDIS_URL)
 

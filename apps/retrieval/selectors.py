@@ -4,7 +4,8 @@
 It matches only the label and value of facts in ``visible_facts(connection)``
 — the one visibility rule — so evidence, pending proposals, other resources
 and facts that are archived, unshared, changed since shared or sensitive can
-never decide a match nor be returned. Two queries, whatever the number of
+never decide a match nor be returned. Two queries (three with meaning on:
+the vectors of the visible label and value rows), whatever the number of
 facts: the ranked ids (by words and by meaning, fused: ``search_visible_matches``,
 candidates confirmed against the source rows inside each statement), then
 the facts themselves,
