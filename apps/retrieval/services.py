@@ -135,9 +135,18 @@ def projection_write(*, instance: models.Model) -> None:
         return
     waiting = _sync(indexed, [instance], Drift(), apply=True, inline=vectors_inline())
     if waiting:
-        from apps.retrieval.tasks import embed_projection_rows
+        transaction.on_commit(lambda: _queue_embedding(waiting))
 
-        transaction.on_commit(lambda: embed_projection_rows.delay(waiting))
+
+def _queue_embedding(row_ids: list[int]) -> None:
+    """Ask a worker for the vectors. The write has committed: a broker outage must not fail it, and the
+    scheduled rebuild embeds whatever was not queued (SPEC J-2)."""
+    from apps.retrieval.tasks import embed_projection_rows
+
+    try:
+        embed_projection_rows.delay(row_ids)
+    except Exception as exc:  # kombu raises its own and the transport's errors
+        log.warning("meaning vectors of %d rows left to the rebuild: %s", len(row_ids), exc)
 
 
 def projection_embed(*, row_ids: list[int]) -> int:

@@ -156,3 +156,12 @@ def test_a_process_that_never_searches_never_loads_the_model():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={**__import__("os").environ, "DJANGO_SETTINGS_MODULE": "config.settings"})
     assert out.stdout.strip() == "False"
+
+
+def test_the_task_queued_on_commit_gives_the_vectors(meaning, settings, user, django_capture_on_commit_callbacks):
+    settings.SEARCH_EMBEDDINGS = {**settings.SEARCH_EMBEDDINGS, "INLINE": False}  # SPEC J-1: a worker embeds
+    with django_capture_on_commit_callbacks(execute=True) as queued:
+        fact = make_fact(user, 1, label="City", value="Lives in Berlin")
+    assert len(queued) == 1  # tasks run inline here (no broker): the callback is the worker's run
+    rows = SearchProjection.objects.filter(record_id=fact.pk, resource_type="user_profile")
+    assert set(rows.values_list("vector_model", flat=True)) == {"use-multilingual-v3"}

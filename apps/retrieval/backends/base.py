@@ -131,14 +131,12 @@ class BaseSearchBackend:
         The same owner and scope clause as the keyword statement: only fields
         the caller may read, of records it may see, ever reach the comparison.
         """
-        from apps.retrieval.indexing import indexed_type
-        scopes = [SearchScope(s.resource_type, tuple(f.path for f in indexed_type(s.resource_type).fields), s.records) for s in scopes]
         scope = self._scope_clause(scopes)
         if scope is None:
             return None
         sql = (f"SELECT p.id, p.resource_type, p.record_id, p.field, p.vector FROM {self.table} p"
-               f" WHERE p.owner_id = {self.owner_placeholder()} AND ({scope[0]}) AND p.vector_model = %s")
-        return sql, [owner_id, *scope[1], model]
+               f" WHERE p.owner_id = {self.owner_placeholder()} AND p.vector_model = %s")
+        return sql, [owner_id, model]
 
     def _scope_clause(self, scopes: Sequence[SearchScope]) -> tuple[str, list] | None:
         parts, params = [], []
