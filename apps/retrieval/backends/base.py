@@ -135,8 +135,8 @@ class BaseSearchBackend:
         if scope is None:
             return None
         sql = (f"SELECT p.id, p.resource_type, p.record_id, p.field, p.vector FROM {self.table} p"
-               f" WHERE p.owner_id = {self.owner_placeholder()} AND p.vector_model = %s")
-        return sql, [owner_id, model]
+               f" WHERE p.owner_id = {self.owner_placeholder()} AND ({scope[0]}) AND p.vector_model = %s")
+        return sql, [owner_id, *scope[1], model]
 
     def _scope_clause(self, scopes: Sequence[SearchScope]) -> tuple[str, list] | None:
         parts, params = [], []

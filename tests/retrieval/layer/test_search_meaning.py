@@ -101,3 +101,26 @@ def test_vectors_follow_the_text(user):  # SPEC S-4, R-6
     services.todo_update(todo=todo, title="Renew driving licence")
     changed = SearchProjection.objects.get(pk=row.pk)
     assert bytes(changed.vector) != bytes(row.vector)
+
+
+# SPEC S-4, R-5: below the layer's own checks, the comparison itself never sees a vector outside the scope —
+# neither a field the caller may not read nor a record it may not see.
+def test_the_comparison_reads_only_vectors_in_scope(user, other_user):
+    from apps.memory.models import Todo
+    from apps.retrieval import hybrid
+    from apps.retrieval.backends import SearchScope, get_search_backend
+
+    seen = services.todo_create(owner=user, title="Renew the car insurance", notes=SECRET)
+    hidden = services.todo_create(owner=user, title="Penicillin allergy card", notes=SECRET)
+    services.todo_create(owner=other_user, title="Penicillin allergy", notes=SECRET)
+    backend = get_search_backend()
+
+    def compared(fields, records):
+        return hybrid.meaning_hits(backend, owner_id=user.pk, query="penicillin allergy",
+                                   scopes=[SearchScope("todo", fields, records)])
+
+    titles = compared(("/title",), Todo.objects.filter(pk=seen.pk))
+    assert all((hit.record_id, hit.field) == (seen.pk, "/title") for hit in titles), (titles, seen.pk, hidden.pk)
+    everything = compared(("/title", "/notes"), Todo.objects.filter(owner=user))
+    assert {hit.record_id for hit in everything} == {seen.pk, hidden.pk}  # never the other person's
+    assert next(hit for hit in everything if hit.record_id == seen.pk).field == "/notes"
