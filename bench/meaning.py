@@ -91,7 +91,8 @@ def facts_scale(*, facts: int = 10_000, rounds: int = ROUNDS) -> dict:
     return result
 
 
-def layer_scale(*, users: int, rows_per_user: int, searched: int = 2, rounds: int = 10) -> dict:
+def layer_scale(*, users: int, rows_per_user: int, searched: int = 2, rounds: int = 10,
+                populate: bool = True) -> dict:
     from django.contrib.auth import get_user_model
     from django.test.utils import override_settings
 
@@ -100,8 +101,11 @@ def layer_scale(*, users: int, rows_per_user: int, searched: int = 2, rounds: in
     from apps.retrieval.services import projection_embed
     from bench import layer_scale as base
 
-    with override_settings(SEARCH_EMBEDDINGS={}):
-        data = base.populate(users, rows_per_user)
+    if populate:
+        with override_settings(SEARCH_EMBEDDINGS={}):
+            rows = base.populate(users, rows_per_user)["rows"]
+    else:  # the rows ``bench.layer_scale`` already wrote in this run
+        rows = SearchProjection.objects.count()
     owners = list(get_user_model().objects.filter(username__startswith="layer-").order_by("pk")
                   .values_list("pk", flat=True))[:searched]
     started = time.perf_counter()
@@ -114,7 +118,7 @@ def layer_scale(*, users: int, rows_per_user: int, searched: int = 2, rounds: in
     runs = [run_start(policy=policy, user_id=owner, thread_id=f"meaning-{owner}") for owner in owners]
     records = {run.user_id: sum(SearchProjection.objects.filter(owner_id=run.user_id, resource_type=kind)
                                 .values("record_id").distinct().count() for kind in base.SHARES) for run in runs}
-    result = {"rows": data["rows"], "people_searched": len(runs), "records_per_person": records,
+    result = {"rows": rows, "people_searched": len(runs), "records_per_person": records,
               "embed_s": embed_s, "kinds": {}}
     with override_settings(DEBUG=False):
         for name, query in LAYER_QUERIES.items():
@@ -173,12 +177,14 @@ def lines(result: dict) -> list[str]:
     return out
 
 
-def run(*, facts: int = 10_000, users: int = 45, rows_per_user: int = 22_000, layer: bool = True) -> dict:
+def run(*, facts: int = 10_000, users: int = 45, rows_per_user: int = 22_000, layer: bool = True,
+        populate: bool = True) -> dict:
+    """The three measures; ``populate=False`` searches the layer rows this run already holds."""
     result = {"facts": facts_scale(facts=facts)}
     print("\n".join(lines({**result, "memory": {"worker_mib": "-", "with_model_mib": "-",
                                                "search_peak_mib": "-"}})[:-1]), flush=True)
     if layer:
-        result["layer"] = layer_scale(users=users, rows_per_user=rows_per_user)
+        result["layer"] = layer_scale(users=users, rows_per_user=rows_per_user, populate=populate)
     result["memory"] = memory(2 * facts)
     return result
 
