@@ -37,7 +37,12 @@ def _local_model():
 @pytest.fixture
 def meaning(settings, _local_model):
     """Search by meaning as the local default does: the shipped model, vectors written with the record."""
+    from apps.retrieval import vectors
+
     settings.SEARCH_EMBEDDINGS = dict(LOCAL_EMBEDDINGS)
+    vectors.forget()  # rolled-back tests reuse row ids and, under a frozen clock, their times
+    yield
+    vectors.forget()
 
 
 def pytest_collection_modifyitems(config, items):

@@ -26,9 +26,6 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import numpy as np
-from django.db import connections
-
 from apps.retrieval.backends import BaseSearchBackend, SearchHit, SearchScope
 from apps.retrieval.indexing import normalize
 
@@ -77,28 +74,20 @@ def query_vector(query: str):
 def meaning_hits(backend: BaseSearchBackend, *, owner_id: int, query: str,
                  scopes: Sequence[SearchScope], limit: int = DEPTH) -> list[MeaningHit]:
     """The records whose readable fields are closest in meaning to ``query``, best first."""
-    from apps.retrieval.embeddings.codec import similarities, unpack_many
+    from apps.retrieval.vectors import similarities
 
     found = query_vector(query)
     if found is None:
         return []
     model, vector = found
-    built = backend.vector_sql(owner_id=owner_id, scopes=scopes, model=model)
-    if built is None:
-        return []
-    with connections[backend.using].cursor() as cursor:
-        cursor.execute(*built)
-        rows = cursor.fetchall()
-    rows = [row for row in rows if len(row[4]) == 4 + vector.shape[0]]
-    if not rows:
-        return []
-    matrix, scales = unpack_many([row[4] for row in rows], vector.shape[0])
-    scores = np.round(similarities(vector, matrix, scales), ROUND)
     best: dict[tuple[str, int], tuple[float, str, int]] = {}
-    for (row_id, kind, record_id, path, _), score in zip(rows, scores.tolist()):
-        key = (kind, int(record_id))
+    for row_id, kind, record_id, path, score in similarities(backend, owner_id=owner_id, scopes=scopes,
+                                                             model=model, query=vector):
+        key, score = (kind, record_id), round(score, ROUND)
         if key not in best or (score, path) > best[key][:2]:  # ties: the same field every time
             best[key] = (score, path, row_id)
+    if not best:
+        return []
     top = max(score for score, _, _ in best.values())
     keep = [MeaningHit(row_id, kind, record_id, path, score)
             for (kind, record_id), (score, path, row_id) in best.items()

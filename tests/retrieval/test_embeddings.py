@@ -165,3 +165,23 @@ def test_the_task_queued_on_commit_gives_the_vectors(meaning, settings, user, dj
     assert len(queued) == 1  # tasks run inline here (no broker): the callback is the worker's run
     rows = SearchProjection.objects.filter(record_id=fact.pk, resource_type="user_profile")
     assert set(rows.values_list("vector_model", flat=True)) == {"use-multilingual-v3"}
+
+
+# SPEC S-4, R-5: vectors a process keeps from one search never widen another's scope, and a changed text is
+# compared by its new vector on the very next search.
+def test_kept_vectors_follow_each_search_scope_and_each_change(meaning, user, connect):
+    from apps.consent.services import shares_set
+    from apps.retrieval.selectors import search_visible_facts
+
+    city = make_fact(user, 1, label="City", value="Lives in Berlin")
+    pet = make_fact(user, 2, label="Pet", value="Golden retriever named Mochi")
+    wide, narrow = connect(("profile:read", "context:search")), connect(("profile:read", "context:search"))
+    shares_set(connection=wide, fact_ids={city.pk, pet.pk})
+    shares_set(connection=narrow, fact_ids={city.pk})
+    assert search_visible_facts(connection=wide, query="用户养狗吗", offset=0, limit=1).facts == [pet]
+    assert pet not in search_visible_facts(connection=narrow, query="用户养狗吗", offset=0, limit=10).facts
+    from apps.memory.services import fact_update
+
+    fact_update(fact=city, label="City", value="Lives in Tokyo")
+    shares_set(connection=wide, fact_ids={city.pk, pet.pk})
+    assert search_visible_facts(connection=wide, query="东京", offset=0, limit=1).facts[0].pk == city.pk

@@ -126,7 +126,7 @@ class BaseSearchBackend:
         return sql, params
 
     def vector_sql(self, *, owner_id: int, scopes: Sequence[SearchScope], model: str) -> tuple[str, list] | None:
-        """The statement reading the meaning vectors a search may compare (SPEC S-4, R-5).
+        """The statement naming the rows whose meaning vectors a search may compare (SPEC S-4, R-5).
 
         The same owner and scope clause as the keyword statement: only fields
         the caller may read, of records it may see, ever reach the comparison.
@@ -134,7 +134,7 @@ class BaseSearchBackend:
         scope = self._scope_clause(scopes)
         if scope is None:
             return None
-        sql = (f"SELECT p.id, p.resource_type, p.record_id, p.field, p.vector FROM {self.table} p"
+        sql = (f"SELECT p.id, p.resource_type, p.record_id, p.field, p.updated_at FROM {self.table} p"
                f" WHERE p.owner_id = {self.owner_placeholder()} AND ({scope[0]}) AND p.vector_model = %s")
         return sql, [owner_id, *scope[1], model]
 
