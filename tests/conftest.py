@@ -12,6 +12,37 @@ def pytest_configure(config):
 
     # Password hashing is not what the suite measures.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    # Search by words alone unless a test asks for meaning (the ``meaning`` fixture): embedding every
+    # record the suite writes would cost minutes, and most tests are about something else.
+    settings.SEARCH_EMBEDDINGS = {}
+
+
+LOCAL_EMBEDDINGS = {"BACKEND": "apps.retrieval.embeddings.local.LocalEmbedder", "INLINE": True}
+
+
+@pytest.fixture(scope="session")
+def _local_model():
+    """The shipped model, loaded once for the whole run and shared by every test that searches by meaning."""
+    from django.conf import settings
+
+    from apps.retrieval.embeddings import get_embedder
+
+    saved, settings.SEARCH_EMBEDDINGS = settings.SEARCH_EMBEDDINGS, LOCAL_EMBEDDINGS
+    try:
+        get_embedder().embed(["warm"])
+    finally:
+        settings.SEARCH_EMBEDDINGS = saved
+
+
+@pytest.fixture
+def meaning(settings, _local_model):
+    """Search by meaning as the local default does: the shipped model, vectors written with the record."""
+    from apps.retrieval import vectors
+
+    settings.SEARCH_EMBEDDINGS = dict(LOCAL_EMBEDDINGS)
+    vectors.forget()  # rolled-back tests reuse row ids and, under a frozen clock, their times
+    yield
+    vectors.forget()
 
 
 def pytest_collection_modifyitems(config, items):

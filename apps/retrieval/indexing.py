@@ -8,6 +8,7 @@ these declarations. ``apps.retrieval.searchable`` holds the declarations.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -21,9 +22,20 @@ def normalize(text: str) -> str:
 
     NFKC folds full-width and compatibility forms (ＡＢＣ → abc, ① → 1) that
     Chinese input methods produce; ``casefold`` makes matching case-blind the
-    same way on every database; whitespace runs become one space.
+    same way on every database; Traditional characters become Simplified
+    (``folding``: 簽證 matches 签证); whitespace runs become one space.
     """
-    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+    from apps.retrieval.folding import fold_traditional
+
+    return " ".join(fold_traditional(unicodedata.normalize("NFKC", text).casefold()).split())
+
+
+# Where Chinese (Han, kana, Hangul) meets a letter of another script, people often leave out the space:
+# "OKR复盘" for "OKR 复盘". Each side is a term of its own, so either spacing is found. Digits stay
+# with their neighbours ("第3季度", "N2").
+_CJK = "\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff"
+_LETTER = rf"[^\W\d_{_CJK}]"
+_SCRIPT_BOUNDARY = re.compile(rf"(?<=[{_CJK}])(?={_LETTER})|(?<={_LETTER})(?=[{_CJK}])")
 
 
 def pointer_text(instance: models.Model, path: str) -> str:
@@ -125,7 +137,7 @@ def indexed_type_for(model: type[models.Model]) -> IndexedType | None:
 def query_terms(query: str) -> list[str]:
     """The normalized, de-duplicated terms of a query, in order. Every term must match (AND)."""
     seen: list[str] = []
-    for term in normalize(query).split(" "):
+    for term in _SCRIPT_BOUNDARY.sub(" ", normalize(query)).split(" "):
         if term and term not in seen:
             seen.append(term)
     return seen

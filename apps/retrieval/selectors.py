@@ -4,9 +4,11 @@
 It matches only the label and value of facts in ``visible_facts(connection)``
 — the one visibility rule — so evidence, pending proposals, other resources
 and facts that are archived, unshared, changed since shared or sensitive can
-never decide a match nor be returned. Two queries, whatever the number of
-facts: the ranked ids (one statement, candidates confirmed against the source
-rows inside it: ``search_visible_matches``), then the facts themselves,
+never decide a match nor be returned. Two queries (three with meaning on:
+the vectors of the visible label and value rows), whatever the number of
+facts: the ranked ids (by words and by meaning, fused: ``search_visible_matches``,
+candidates confirmed against the source rows inside each statement), then
+the facts themselves,
 re-checked against the rule. A caller that reads the facts its own way (the
 MCP tool reads them together with the version of the visible set) takes the
 ranked ids alone.
@@ -19,6 +21,7 @@ from dataclasses import dataclass
 from apps.consent.models import Connection
 from apps.consent.selectors import visible_facts
 from apps.memory.models import Fact
+from apps.retrieval import hybrid
 from apps.retrieval.backends import SearchScope, get_search_backend
 from apps.retrieval.indexing import indexed_type, query_terms
 from apps.retrieval.searchable import USER_PROFILE
@@ -113,13 +116,14 @@ def search_visible_matches(*, connection: Connection, query: str, offset: int, l
     indexed_type(USER_PROFILE)  # the declaration must be loaded: no silent empty search
     # One row past the page (or past the window's end) tells whether more matches exist.
     take = min(limit, OFFSET_MAX - offset)
-    hits = get_search_backend().search(
-        owner_id=connection.user_id,
-        query=query,
-        scopes=[SearchScope(USER_PROFILE, EXTERNAL_FACT_FIELDS, visible)],
-        offset=offset,
-        limit=take + 1,
-    )
+    backend = get_search_backend()
+    scopes = [SearchScope(USER_PROFILE, EXTERNAL_FACT_FIELDS, visible)]
+    # SPEC S-4: words and meaning, fused. The fused order's first ``offset + take + 1`` places need at
+    # most that many keyword matches past the fused head (which holds at most 2 × DEPTH records).
+    keyword = backend.search(owner_id=connection.user_id, query=query, scopes=scopes, offset=0,
+                             limit=offset + take + 1 + 2 * hybrid.DEPTH)
+    meaning = hybrid.meaning_hits(backend, owner_id=connection.user_id, query=query, scopes=scopes)
+    hits = hybrid.fuse(keyword, meaning)[offset:offset + take + 1]
     more = len(hits) > take
     exhausted = more and offset + take >= OFFSET_MAX
     return SearchMatches(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from django.db import models, transaction
@@ -11,6 +13,7 @@ from apps.retrieval.backends import get_search_backend
 from apps.retrieval.indexing import IndexedType, indexed_type_for, indexed_types
 from apps.retrieval.models import SearchProjection
 
+log = logging.getLogger(__name__)
 REBUILD_CHUNK = 500
 
 
@@ -23,10 +26,11 @@ class Drift:
     missing: int = 0  # a searchable field with text but no row
     stale: int = 0  # a row whose text or owner differs from the record
     orphaned: int = 0  # a row for a record, field or type that is gone or no longer searchable
+    unembedded: int = 0  # a row without a vector of the configured embedder (SPEC S-4)
 
     @property
     def total(self) -> int:
-        return self.missing + self.stale + self.orphaned
+        return self.missing + self.stale + self.orphaned + self.unembedded
 
 
 @dataclass
@@ -40,15 +44,48 @@ class RebuildReport:
         return sum(d.total for d in self.types.values()) + len(self.index_problems)
 
 
-def _sync(indexed: IndexedType, records: list[models.Model], drift: Drift, *, apply: bool) -> None:
-    """Make the rows of ``records`` match their declared searchable text, counting what differed."""
+def _embed_rows(rows: list[SearchProjection]) -> list[SearchProjection]:
+    """Give ``rows`` the configured embedder's vectors now; the rows it could not embed are returned."""
+    from apps.retrieval.embeddings import EmbeddingUnavailable, get_embedder
+    from apps.retrieval.embeddings.codec import pack
+
+    embedder = get_embedder()
+    if embedder is None or not rows:
+        return []
+    try:
+        vectors = embedder.embed([row.text for row in rows])
+    except EmbeddingUnavailable as exc:
+        log.warning("meaning vectors left for later: %s", exc)
+        return rows
+    for row, vector in zip(rows, vectors):
+        row.vector, row.vector_model = pack(vector), embedder.name
+    return []
+
+
+def _needs_vector(row: SearchProjection, model: str | None) -> bool:
+    return model is not None and (row.vector is None or row.vector_model != model)
+
+
+def _sync(indexed: IndexedType, records: list[models.Model], drift: Drift, *, apply: bool,
+          inline: bool = True) -> list[int]:
+    """Make the rows of ``records`` match their declared searchable text, counting what differed.
+
+    A row whose text is new or changed loses its vector; with ``inline`` it is
+    embedded here, in the caller's transaction, otherwise the ids of the rows
+    still waiting for one are returned (for a task, SPEC J-2: the keyword path
+    answers meanwhile).
+    """
+    from apps.retrieval.embeddings import get_embedder
+
+    embedder = get_embedder()
+    model = embedder.name if embedder else None
     wanted = {obj.pk: (getattr(obj, indexed.owner_attr), indexed.rows(obj)) for obj in records}
     existing = {
         (row.record_id, row.field): row
         for row in SearchProjection.objects.filter(resource_type=indexed.resource_type, record_id__in=wanted)
     }
     now = clock.now()
-    create, update = [], []
+    create, update, unembedded = [], [], []
     for record_id, (owner_id, texts) in wanted.items():
         drift.records += 1
         drift.rows += len(texts)
@@ -56,21 +93,32 @@ def _sync(indexed: IndexedType, records: list[models.Model], drift: Drift, *, ap
             row = existing.pop((record_id, path), None)
             if row is None:
                 drift.missing += 1
-                create.append(SearchProjection(resource_type=indexed.resource_type, record_id=record_id,
-                                               owner_id=owner_id, field=path, text=text, updated_at=now))
+                row = SearchProjection(resource_type=indexed.resource_type, record_id=record_id,
+                                       owner_id=owner_id, field=path, text=text, updated_at=now)
+                create.append(row)
             elif row.text != text or row.owner_id != owner_id:
                 drift.stale += 1
+                if row.text != text:  # the old vector described the old text
+                    row.vector = row.vector_model = None
                 row.text, row.owner_id, row.updated_at = text, owner_id, now
                 update.append(row)
+            elif _needs_vector(row, model):
+                drift.unembedded += 1
+                update.append(row)
+            if _needs_vector(row, model):
+                unembedded.append(row)
     drift.orphaned += len(existing)
     if not apply:
-        return
+        return []
+    if inline:
+        unembedded = _embed_rows(unembedded)
     if existing:
         SearchProjection.objects.filter(pk__in=[row.pk for row in existing.values()]).delete()
     for row in update:
-        row.save(update_fields=["text", "owner", "updated_at"])
+        row.save(update_fields=["text", "owner", "updated_at", "vector", "vector_model"])
     if create:
         SearchProjection.objects.bulk_create(create)
+    return [row.pk for row in unembedded if row.pk is not None]
 
 
 @transaction.atomic
@@ -80,9 +128,48 @@ def projection_write(*, instance: models.Model) -> None:
     Subscribed to ``apps.memory.projection`` by ``RetrievalConfig.ready``, so a
     rolled-back write leaves no projection row behind.
     """
+    from apps.retrieval.embeddings import vectors_inline
+
     indexed = indexed_type_for(type(instance))
-    if indexed is not None:
-        _sync(indexed, [instance], Drift(), apply=True)
+    if indexed is None:
+        return
+    waiting = _sync(indexed, [instance], Drift(), apply=True, inline=vectors_inline())
+    if waiting:
+        transaction.on_commit(lambda: _queue_embedding(waiting))
+
+
+def _queue_embedding(row_ids: list[int]) -> None:
+    """Ask a worker for the vectors. The write has committed: a broker outage must not fail it, and the
+    scheduled rebuild embeds whatever was not queued (SPEC J-2)."""
+    from apps.retrieval.tasks import embed_projection_rows
+
+    try:
+        embed_projection_rows.delay(row_ids)
+    except Exception as exc:  # kombu raises its own and the transport's errors
+        log.warning("meaning vectors of %d rows left to the rebuild: %s", len(row_ids), exc)
+
+
+def projection_embed(*, row_ids: list[int]) -> int:
+    """Embed the given rows that still lack a vector of the configured model; returns how many got one.
+
+    A row whose text changed meanwhile is written only if it still holds the
+    text that was embedded (the newer write has asked for its own vector).
+    """
+    from apps.retrieval.embeddings import get_embedder
+
+    embedder = get_embedder()
+    if embedder is None:
+        return 0
+    rows = [row for row in SearchProjection.objects.filter(pk__in=row_ids).only("id", "text", "vector",
+                                                                                 "vector_model")
+            if _needs_vector(row, embedder.name)]
+    failed = {row.pk for row in _embed_rows(rows)}
+    done = 0
+    for row in rows:
+        if row.pk not in failed:
+            done += SearchProjection.objects.filter(pk=row.pk, text=row.text).update(
+                vector=row.vector, vector_model=row.vector_model)
+    return done
 
 
 @transaction.atomic
@@ -93,12 +180,15 @@ def projection_forget(*, instance: models.Model) -> None:
         SearchProjection.objects.filter(resource_type=indexed.resource_type, record_id=instance.pk).delete()
 
 
-def projection_rebuild(*, dry_run: bool = False, chunk_size: int = REBUILD_CHUNK) -> RebuildReport:
+def projection_rebuild(*, dry_run: bool = False, chunk_size: int = REBUILD_CHUNK,
+                       progress: Callable[[str, int, int], None] | None = None) -> RebuildReport:
     """Compare the projection with every declared source record; repair it unless ``dry_run``.
 
     Idempotent: a second run finds no drift. Each chunk of source records is
     locked while its rows are compared and written, so a concurrent edit of
-    one of them waits and then writes its own, newer text.
+    one of them waits and then writes its own, newer text. Rows without a
+    vector of the configured embedder are embedded (SPEC S-4). ``progress``
+    is told (resource type, records done, records of the type) after each chunk.
     """
     report = RebuildReport(applied=not dry_run)
     backend = get_search_backend()
@@ -108,6 +198,7 @@ def projection_rebuild(*, dry_run: bool = False, chunk_size: int = REBUILD_CHUNK
         drift = report.types[indexed.resource_type] = Drift()
         manager = indexed.model._default_manager
         last_pk = 0
+        total = manager.count() if progress else 0
         while True:
             with transaction.atomic():
                 batch = manager.filter(pk__gt=last_pk).order_by("pk")
@@ -116,6 +207,8 @@ def projection_rebuild(*, dry_run: bool = False, chunk_size: int = REBUILD_CHUNK
                     break
                 _sync(indexed, batch, drift, apply=not dry_run)
                 last_pk = batch[-1].pk
+            if progress:
+                progress(indexed.resource_type, drift.records, total)
         with transaction.atomic():
             orphans = SearchProjection.objects.filter(resource_type=indexed.resource_type).exclude(
                 record_id__in=manager.values("pk")

@@ -9,3 +9,11 @@ from apps.retrieval.services import projection_rebuild
 def rebuild_search_projection() -> int:
     """Repair any drift between the projection and its sources; returns how much was found."""
     return projection_rebuild().drift
+
+
+@shared_task(name="retrieval.embed_projection_rows")
+def embed_projection_rows(row_ids: list[int]) -> int:
+    """Give freshly written projection rows their meaning vectors (SPEC S-4); returns how many got one."""
+    from apps.retrieval.services import projection_embed
+
+    return projection_embed(row_ids=row_ids)

@@ -6,7 +6,7 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("meaning")]
 
 
 def test_the_evaluation_set_meets_its_bar():
@@ -15,6 +15,10 @@ def test_the_evaluation_set_meets_its_bar():
     figures = json.loads(out.getvalue())
     assert figures["field_violations"] == 0, figures["failures"]
     assert figures["recall_at_5"] == 1.0, figures["failures"]
+    # SPEC S-4: questions in other words and the other language, over records and over shared facts.
+    assert figures["paraphrase_recall_at_5"] >= 0.8, figures["failures"]
+    assert figures["facts_paraphrase_recall_at_5"] >= 0.8, figures["failures"]
+    assert figures["facts_keyword_recall_at_5"] == 1.0, figures["failures"]
     assert figures["evidence_hit_rate"] == 1.0, figures["failures"]
     assert figures["paging_completion_rate"] == 1.0 and figures["paged_reads"] >= 1, figures
 

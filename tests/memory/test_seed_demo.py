@@ -242,3 +242,17 @@ def test_seed_demo_builds_a_person_at_real_size():
     assert (Proposal.objects.count(), FactShare.objects.count(), AccessEvent.objects.count()) == before
     with pytest.raises(CommandError):
         seed(5, "big", "big", "--suggestions", "3")
+
+
+# SPEC S-4, I-2: the demo person's records are found by meaning, in either language, right after seeding.
+@pytest.mark.usefixtures("meaning")
+def test_seeded_records_are_searchable_by_meaning():
+    from apps.retrieval.models import SearchProjection
+    from tests.retrieval.layer.builders import access, call
+
+    user, _ = seed(facts=20)
+    assert not SearchProjection.objects.filter(owner=user, vector__isnull=True).exists()
+    memo = VoiceMemo.objects.get(owner=user, title="Saturday grocery list")
+    for query in ("groceries to buy", "周末买菜清单"):
+        hits = call(access(user), "search", query=query, top_k=5)["hits"]
+        assert f"voice_memo:{memo.pk}" in [hit["ref"] for hit in hits], query

@@ -30,7 +30,9 @@ class Question:
     """One question. ``kind`` says how it is asked and judged (see ``runner``)."""
 
     id: str
-    kind: str  # "search" | "decision" | "open_todos" | "quote" | "forbidden" | "withdrawn"
+    # "search" (shares words with the answer) | "paraphrase" (other words, often the other language)
+    # | "decision" | "open_todos" | "quote" | "forbidden" | "withdrawn"
+    kind: str
     text: str  # the question, as a person would ask it
     query: str = ""
     resource: str | None = None
@@ -112,14 +114,15 @@ def build() -> Dataset:
     # --- everything else ----------------------------------------------------------------------
     marathon = count(services.voice_memo_create(
         owner=lin, title="跑步计划", text="十一月上海马拉松：每周三次，其中一次长距离 25 公里。", recorded_at=at(2)))
-    count(services.calendar_event_create(owner=lin, title="牙医复诊", starts_at=at(-3), ends_at=at(-3, 11),
-                                         status="cancelled"))
+    dentist = count(services.calendar_event_create(owner=lin, title="牙医复诊", starts_at=at(-3),
+                                                   ends_at=at(-3, 11), status="cancelled"))
     count(services.digest_create(owner=lin, period="week", period_start=date(2026, 5, 25),
                                  period_end=date(2026, 5, 31), episodes=[review, pricing],
                                  summary="本周：提醒方案定稿（只做本地推送），定价方案确定，Acme 报价待发。"))
-    count(services.intent_create(owner=lin, action="创建待办：周五前给 Acme 发报价", target_ref=f"episode:{pricing.pk}"))
-    count(services.fact_create(owner=lin, category="preferences", label="咖啡", value="燕麦拿铁，少糖",
-                               evidence="聊天里说的"))
+    quote_intent = count(services.intent_create(owner=lin, action="创建待办：周五前给 Acme 发报价",
+                                                target_ref=f"episode:{pricing.pk}"))
+    coffee = count(services.fact_create(owner=lin, category="preferences", label="咖啡", value="燕麦拿铁，少糖",
+                                        evidence="聊天里说的"))
     flights = count(services.todo_create(owner=lin, title="订去成都的机票", notes=f"护照号 {PASSPORT}"))
 
     # --- another person with a look-alike meeting: never an answer for 林若溪 -----------------
@@ -157,6 +160,24 @@ def build() -> Dataset:
                  query=PASSPORT, expected=set()),
         Question("q15", "withdrawn", "小明的备注（权限撤回后再读）", query="Xiaoming",
                  expected={f"contact:{xiaoming.pk}"}, evidence="/notes"),
+        # SPEC S-4: other words than the record's, often the other language (written before the code).
+        Question("q16", "paraphrase", "When do I see the dentist?", query="dentist appointment",
+                 expected={f"calendar:{dentist.pk}"}),
+        Question("q17", "paraphrase", "Did I book the flight to Chengdu?", query="flight to Chengdu",
+                 expected={f"todo:{flights.pk}"}),
+        Question("q18", "paraphrase", "What is my marathon training plan?", query="marathon training plan",
+                 expected={f"voice_memo:{marathon.pk}"}),
+        Question("q19", "paraphrase", "定价那次讨论", query="定价讨论", resource="episode",
+                 expected={episode(pricing)}),
+        Question("q20", "paraphrase", "Who is responsible for design?", query="who is responsible for design",
+                 resource="contact", expected={f"contact:{xiaoming.pk}"}),
+        Question("q21", "paraphrase", "How do I take my coffee?", query="coffee order",
+                 expected={f"user_profile:{coffee.pk}"}),
+        Question("q22", "paraphrase", "What did we decide about push notifications?",
+                 query="push notification decision", resource="episode", expected={episode(review)}),
+        Question("q23", "search", "機票訂了嗎 (Traditional)", query="機票", expected={f"todo:{flights.pk}"}),
+        Question("q24", "search", "Acme报价 (Latin next to Chinese, no space)", query="Acme报价",
+                 expected={f"intent:{quote_intent.pk}"}),
     ]
     assert flights.pk  # the record q14 must never reveal
     return Dataset(user=lin, other_user=sam, questions=questions, records=made,

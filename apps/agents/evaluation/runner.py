@@ -3,7 +3,10 @@
 Figures:
 
 * **Recall@5** — of the refs that answer the search questions, the share found
-  in the top five hits.
+  in the top five hits; **Paraphrase Recall@5** the same for the questions
+  asked in other words or the other language (SPEC S-4). The same two
+  figures over a person's shared facts, asked as an assistant asks them
+  (``meaning.evaluate_facts``).
 * **Evidence hit rate** — of the questions that need evidence (a decision, the
   open todos after a meeting, a verbatim quote, a read after a withdrawn
   permission), the share whose reads held exactly that evidence.
@@ -21,6 +24,7 @@ from dataclasses import dataclass, field
 from oauth2_provider.models import get_application_model
 
 from apps.agents.evaluation import dataset as data
+from apps.agents.evaluation import meaning
 from apps.agents.evaluation.checks import violations
 from apps.agents.services import policy_create, policy_grant_set, run_access, run_start
 from apps.retrieval.layer import handle, pointers
@@ -37,6 +41,9 @@ class Report:
     questions: int = 0
     expected_refs: int = 0
     found_refs: int = 0
+    paraphrase_refs: int = 0
+    paraphrase_found: int = 0
+    facts: object = None  # meaning.FactReport
     evidence_needed: int = 0
     evidence_hit: int = 0
     field_violations: int = 0
@@ -50,6 +57,10 @@ class Report:
         return self.found_refs / self.expected_refs if self.expected_refs else 1.0
 
     @property
+    def paraphrase_recall_at_5(self) -> float:
+        return self.paraphrase_found / self.paraphrase_refs if self.paraphrase_refs else 1.0
+
+    @property
     def evidence_hit_rate(self) -> float:
         return self.evidence_hit / self.evidence_needed if self.evidence_needed else 1.0
 
@@ -60,7 +71,11 @@ class Report:
     def as_dict(self) -> dict:
         return {
             "users": self.users, "records": self.records, "questions": self.questions,
-            "recall_at_5": round(self.recall_at_5, 4), "evidence_hit_rate": round(self.evidence_hit_rate, 4),
+            "recall_at_5": round(self.recall_at_5, 4),
+            "paraphrase_recall_at_5": round(self.paraphrase_recall_at_5, 4),
+            "facts_keyword_recall_at_5": round(self.facts.recall("keyword"), 4) if self.facts else None,
+            "facts_paraphrase_recall_at_5": round(self.facts.recall("paraphrase"), 4) if self.facts else None,
+            "evidence_hit_rate": round(self.evidence_hit_rate, 4),
             "field_violations": self.field_violations,
             "paging_completion_rate": round(self.paging_completion_rate, 4),
             "paged_reads": self.paged_reads, "pages": self.pages, "failures": self.failures,
@@ -142,18 +157,24 @@ def evaluate(dataset: data.Dataset) -> Report:
                 report.field_violations += len(top)
                 report.failures.append(f"{q.id}: text only in a forbidden field matched {top}")
             continue
-        report.expected_refs += len(q.expected)
         found = q.expected & set(top)
-        report.found_refs += len(found)
+        if q.kind == "paraphrase":
+            report.paraphrase_refs += len(q.expected)
+            report.paraphrase_found += len(found)
+        else:
+            report.expected_refs += len(q.expected)
+            report.found_refs += len(found)
         if found != q.expected:
             report.failures.append(f"{q.id}: expected {sorted(q.expected)} in the top {TOP}, got {top}")
-        if q.kind == "search":
+        if q.kind in ("search", "paraphrase"):
             continue
         report.evidence_needed += 1
         if _evidence(session, q, top, policy, dataset):
             report.evidence_hit += 1
         else:
             report.failures.append(f"{q.id}: the evidence was not where the answer needs it")
+    report.facts = meaning.evaluate_facts(dataset.other_user)
+    report.failures += report.facts.failures
     return report
 
 

@@ -125,6 +125,19 @@ class BaseSearchBackend:
         ]
         return sql, params
 
+    def vector_sql(self, *, owner_id: int, scopes: Sequence[SearchScope], model: str) -> tuple[str, list] | None:
+        """The statement naming the rows whose meaning vectors a search may compare (SPEC S-4, R-5).
+
+        The same owner and scope clause as the keyword statement: only fields
+        the caller may read, of records it may see, ever reach the comparison.
+        """
+        scope = self._scope_clause(scopes)
+        if scope is None:
+            return None
+        sql = (f"SELECT p.id, p.resource_type, p.record_id, p.field, p.updated_at FROM {self.table} p"
+               f" WHERE p.owner_id = {self.owner_placeholder()} AND ({scope[0]}) AND p.vector_model = %s")
+        return sql, [owner_id, *scope[1], model]
+
     def _scope_clause(self, scopes: Sequence[SearchScope]) -> tuple[str, list] | None:
         parts, params = [], []
         for scope in scopes:
@@ -154,12 +167,18 @@ class BaseSearchBackend:
         return f"(CASE {' '.join(whens)} ELSE 1.0 END)", params
 
     def _coverage_expression(self, terms: list[str]) -> tuple[str, list]:
-        """How much of the field the matched terms cover: an exact label match scores 1 per term."""
+        """Per term found in the field: 1, plus the share of the field it covers, halved.
+
+        Finding the term counts most; how much of the field it is only orders
+        fields that both hold it (a label that *is* the query first). Coverage
+        alone made every short title outrank every longer field for a
+        two-character query.
+        """
         parts, params = [], []
         for term in terms:
             contains_sql, contains_params = self.contains(term)
-            parts.append(f"(CASE WHEN {contains_sql} THEN {self.float_sql} / LENGTH(p.text) ELSE 0 END)")
-            params += [*contains_params, float(len(term))]
+            parts.append(f"(CASE WHEN {contains_sql} THEN 1 + {self.float_sql} / LENGTH(p.text) ELSE 0 END)")
+            params += [*contains_params, float(len(term)) / 2]
         return f"({' + '.join(parts)})", params
 
     # --- Hooks each database fills in ---------------------------------------------------

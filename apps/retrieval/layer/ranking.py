@@ -1,13 +1,19 @@
-"""Cross-resource ranking (SPEC R-8): lexical score, status, recency and type, deterministically.
+"""Cross-resource ranking (SPEC R-8, S-4): relevance by words and meaning, status, recency and type.
 
-Each backend score is made relative to the best candidate of the same search
-(so 1.0 is the best lexical match whatever the database), then
+Relevance combines the two signals of a search, each made relative to the
+best *confirmed* candidate of that search (so 1.0 is the best match whatever
+the database or model): the keyword score and the meaning similarity, in
+equal shares when the search found anything by meaning, the keyword score
+alone otherwise. Then
 
-    rank = 0.60 × lexical + status boost + 0.15 × recency + type weight
+    rank = 0.60 × relevance + 0.2 × status boost + 0.05 × recency + 0.5 × type weight
 
 where the status boost comes from the adapter (open todos up, done and
 cancelled ones down, cancelled events down), recency halves every 30 days
 since the record last changed, and the type weight from the declaration.
+Status, recency and type order records of like relevance; together they can
+never lift a record whose field holds the query's words only in passing above
+one whose own field *is* those words (a contact named in open and done todos).
 Ties go to the smaller ref, so the same data always ranks the same.
 """
 
@@ -17,7 +23,9 @@ from dataclasses import dataclass
 from datetime import datetime
 
 LEXICAL = 0.60
-RECENCY = 0.15
+STATUS = 0.2
+RECENCY = 0.05
+TYPE = 0.5
 HALF_LIFE_DAYS = 30.0
 
 
@@ -26,20 +34,22 @@ class Candidate:
     ref: str
     resource_type: str
     record_id: int
-    lexical: float
+    lexical: float  # the keyword score; 0 when only the meaning matched
     status_boost: float = 0.0
     changed_at: datetime | None = None
     type_weight: float = 0.0
     rank: float = 0.0
+    similarity: float | None = None  # the meaning similarity, when it matched by meaning
 
 
-def rank(candidates: list[Candidate], *, now: datetime, top: float | None = None) -> list[Candidate]:
+def rank(candidates: list[Candidate], *, now: datetime, top: float | None = None,
+         top_similarity: float | None = None) -> list[Candidate]:
     """De-duplicated by ref (best kept) and ordered best first.
 
-    ``top`` is the lexical score that counts as 1.0; by default the best of
-    ``candidates``. A caller that ranks candidates before confirming all of
-    them passes the best confirmed one's, so the order is the same as ranking
-    the confirmed candidates alone.
+    ``top`` and ``top_similarity`` are the keyword score and similarity that
+    count as 1.0; by default the best of ``candidates``. A caller that ranks
+    candidates before confirming all of them passes the best confirmed ones',
+    so the order is the same as ranking the confirmed candidates alone.
     """
     best: dict[str, Candidate] = {}
     for c in candidates:
@@ -47,9 +57,15 @@ def rank(candidates: list[Candidate], *, now: datetime, top: float | None = None
             best[c.ref] = c
     if top is None:
         top = max((c.lexical for c in best.values()), default=0.0)
+    if top_similarity is None:
+        top_similarity = max((c.similarity for c in best.values() if c.similarity is not None), default=0.0)
     top = top or 1.0
     for c in best.values():
+        relevance = c.lexical / top
+        if top_similarity:
+            relevance = (relevance + (c.similarity or 0.0) / top_similarity) / 2
         age_days = max((now - c.changed_at).total_seconds() / 86400, 0.0) if c.changed_at else None
         recency = 0.5 ** (age_days / HALF_LIFE_DAYS) if age_days is not None else 0.0
-        c.rank = round(LEXICAL * (c.lexical / top) + c.status_boost + RECENCY * recency + c.type_weight, 6)
+        c.rank = round(LEXICAL * relevance + STATUS * c.status_boost + RECENCY * recency
+                       + TYPE * c.type_weight, 6)
     return sorted(best.values(), key=lambda c: (-c.rank, c.resource_type, c.record_id))

@@ -3,11 +3,14 @@
 1. Field permissions first (SPEC R-5): per type, only the searchable fields
    the caller may read are handed to the search backend, which matches only
    projection rows of those fields. Text of any other field never takes part.
-2. Candidates come from the projection and are confirmed against the source
-   record (SPEC R-6): the backend already restricts them to the owner's
-   current records; here each is loaded again, checked current, and its
-   *current* readable text must still contain every query term — a stale
-   projection row can neither add nor keep a match.
+2. Candidates come from the projection, by words and by meaning (SPEC S-4,
+   ``apps.retrieval.hybrid``: the vectors of the same readable fields only),
+   and are confirmed against the source record (SPEC R-6): the backend
+   already restricts them to the owner's current records; here each is
+   loaded again, checked current, and its *current* readable text must still
+   contain every query term — or, for a match by meaning, the field's current
+   text must still be the text its vector was made from. A stale projection
+   row can neither add nor keep a match.
 3. Ranking across types (SPEC R-8, ``ranking``), de-duplication by ref, then
    the cut to ``top_k`` and to ``SEARCH_BYTES`` of JSON.
 
@@ -22,11 +25,13 @@ import logging
 from django.db import DatabaseError, transaction
 
 from apps.common import clock
+from apps.retrieval import hybrid
 from apps.retrieval.layer import documents, pointers
 from apps.retrieval.layer.access import Access, TypeView, require, views
 from apps.retrieval.layer.errors import LayerError
 from apps.retrieval.layer.parsing import SearchRequest
 from apps.retrieval.layer.ranking import Candidate, rank
+from apps.retrieval.models import SearchProjection
 
 log = logging.getLogger(__name__)
 
@@ -85,6 +90,17 @@ def _confirm(v: TypeView, doc: dict, terms: list[str], normalize) -> dict | None
     return {"path": fields[0], "text": ""}  # every term matched, none within one string
 
 
+def _confirm_meaning(v: TypeView, doc: dict, pattern: str, embedded: str | None, normalize) -> dict | None:
+    """The snippet of a match by meaning: the field's current text must be what its vector was made from."""
+    if pattern not in searchable_fields(v):
+        return None  # never a field the caller may not read (SPEC R-5)
+    found = texts_at(doc, pattern)
+    if not found or embedded is None or normalize("\n".join(text for _, text in found)) != embedded:
+        return None
+    concrete, text = found[0]
+    return {"path": concrete, "text": _snippet(text, "")}
+
+
 def shown_names(v: TypeView) -> frozenset[str]:
     """The top-level fields a hit of ``v``'s type may show (its readable ones only are built)."""
     declaration = v.resource.declaration
@@ -115,8 +131,10 @@ class _Confirmation:
     else of the record is computed (a todo's episodes, say).
     """
 
-    def __init__(self, instances: dict, terms: list[str], normalize):
+    def __init__(self, instances: dict, terms: list[str], normalize, keyword: set[str], meaning: dict):
         self._instances, self._terms, self._normalize = instances, terms, normalize
+        self._keyword = keyword  # refs the words matched
+        self._meaning = meaning  # ref → (field pattern, the text its vector was made from)
         self._proofs: dict[str, tuple[dict, dict] | None] = {}
         self._names: dict[str, frozenset[str]] = {}
 
@@ -129,7 +147,9 @@ class _Confirmation:
         if ref not in self._proofs:
             v, instance = self._instances[ref]
             doc = v.resource.adapter.document(instance, self._shown(v))
-            snippet = _confirm(v, doc, self._terms, self._normalize)
+            snippet = _confirm(v, doc, self._terms, self._normalize) if ref in self._keyword else None
+            if snippet is None and ref in self._meaning:
+                snippet = _confirm_meaning(v, doc, *self._meaning[ref], self._normalize)
             self._proofs[ref] = None if snippet is None else (doc, snippet)
         return self._proofs[ref]
 
@@ -158,6 +178,9 @@ def search(access: Access, request: SearchRequest) -> dict:
         with transaction.atomic():  # a failing statement must not poison the caller's transaction
             found = backend.search(owner_id=access.user_id, query=request.query, scopes=scopes, offset=0,
                                    limit=CANDIDATE_POOL)
+            meaning = hybrid.meaning_hits(backend, owner_id=access.user_id, query=request.query, scopes=scopes)
+            embedded = dict(SearchProjection.objects.filter(pk__in=[h.row_id for h in meaning])
+                            .values_list("pk", "text")) if meaning else {}
     except KeyError as exc:  # a type the projection was never told about
         raise LayerError("search_unavailable", f"the search projection does not index {exc}") from None
     except DatabaseError as exc:
@@ -165,39 +188,51 @@ def search(access: Access, request: SearchRequest) -> dict:
         raise LayerError("search_unavailable", "the search backend could not answer this query") from None
     # Load every candidate (one query per type) for what ranking needs — current or not, status, time —
     # and for what a hit may show, which only the few answered need.
+    similar = {(h.resource_type, h.record_id): h for h in meaning}
+    keyword = {(h.resource_type, h.record_id): h.score for h in found}
     ids: dict[str, list[int]] = {}
-    for hit in found:
-        ids.setdefault(hit.resource_type, []).append(hit.record_id)
+    for key in [*keyword, *(k for k in similar if k not in keyword)]:
+        ids.setdefault(key[0], []).append(key[1])
     loaded = {}
     for name, record_ids in ids.items():
         v = by_type[name]
         records = v.resource.adapter.candidates(access.user_id, record_ids, shown_names(v))
         loaded.update({(name, obj.pk): obj for obj in records})
-    candidates, instances = [], {}
-    for hit in found:
-        v, instance = by_type[hit.resource_type], loaded.get((hit.resource_type, hit.record_id))
+    candidates, instances, meant, words = [], {}, {}, set()
+    for name, record_id in ((name, pk) for name, record_ids in ids.items() for pk in record_ids):
+        v, instance = by_type[name], loaded.get((name, record_id))
         if instance is None or not v.resource.adapter.is_current(instance):
             continue  # SPEC R-6: gone, deleted or no longer current since it was indexed
+        ref, close = f"{v.type}:{instance.pk}", similar.get((name, record_id))
+        if (name, record_id) in keyword:
+            words.add(ref)
+        if close is not None:
+            meant[ref] = (close.field, embedded.get(close.row_id))
         # Status and recency rank only where the caller may read them: the order of hits must not tell
         # what their fields do not (SPEC R-5).
         adapter = v.resource.adapter
         candidate = Candidate(
-            ref=f"{v.type}:{instance.pk}", resource_type=v.type, record_id=instance.pk, lexical=hit.score,
+            ref=ref, resource_type=v.type, record_id=instance.pk, lexical=keyword.get((name, record_id), 0.0),
+            similarity=close.similarity if close is not None else None,
             status_boost=adapter.status_boost(instance) if "/status" in v.leaves else 0.0,
             changed_at=adapter.recency(instance) if "/updated_at" in v.leaves else None,
             type_weight=v.resource.declaration.rank_weight,
         )
         candidates.append(candidate)
         instances[candidate.ref] = (v, instance)
-    confirm = _Confirmation(instances, terms, normalize)
-    # Lexical scores are relative to the best *confirmed* candidate (SPEC R-8): the first one
-    # confirmed in score order. Only then are the others confirmed, in rank order, as the
+    confirm = _Confirmation(instances, terms, normalize, words, meant)
+    # Keyword scores and similarities are relative to the best *confirmed* candidate of each (SPEC R-8):
+    # the first one confirmed in that order. Only then are the others confirmed, in rank order, as the
     # answer needs them — so a search reads a few documents, not the whole candidate pool.
     best = next((c for c in sorted(candidates, key=lambda c: (-c.lexical, c.resource_type, c.record_id))
-                 if confirm(c.ref) is not None), None)
-    if best is None:
+                 if c.ref in words and confirm(c.ref) is not None), None)
+    closest = next((c for c in sorted(candidates, key=lambda c: (-(c.similarity or 0), c.resource_type,
+                                                                 c.record_id))
+                    if c.similarity is not None and confirm(c.ref) is not None), None)
+    if best is None and closest is None:
         return answer
-    ranked = rank(candidates, now=clock.now(), top=best.lexical)
+    ranked = rank(candidates, now=clock.now(), top=best.lexical if best else 0.0,
+                  top_similarity=closest.similarity if closest else 0.0)
     budget = SEARCH_BYTES - documents.size(answer)
     used = 0
     for candidate in ranked:

@@ -30,6 +30,13 @@ class Command(BaseCommand):
                               f"{report.questions} questions")
             self.stdout.write(f"Recall@5                {report.recall_at_5:.3f}  "
                               f"({report.found_refs}/{report.expected_refs} expected refs)")
+            self.stdout.write(f"Paraphrase Recall@5     {report.paraphrase_recall_at_5:.3f}  "
+                              f"({report.paraphrase_found}/{report.paraphrase_refs} expected refs)")
+            facts = report.facts
+            for kind in ("keyword", "paraphrase"):
+                self.stdout.write(f"{'Facts ' + kind + ' Recall@5':<27}{facts.recall(kind):.3f}  "
+                                  f"({facts.found.get(kind, 0)}/{facts.asked.get(kind, 0)} questions, "
+                                  f"search_user_context over {facts.facts} shared facts)")
             self.stdout.write(f"Evidence hit rate       {report.evidence_hit_rate:.3f}  "
                               f"({report.evidence_hit}/{report.evidence_needed})")
             self.stdout.write(f"Field violations        {report.field_violations}")

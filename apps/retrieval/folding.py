@@ -1,0 +1,43 @@
+"""Traditional Chinese folded to Simplified for matching (SPEC S-3, S-4): 簽證 finds 签证.
+
+The character table comes from ``zhconv`` (MediaWiki's conversion tables),
+asked one character at a time through its documented ``convert`` over the CJK
+blocks, once per process on first use (~0.2 s): only one-to-one characters are
+kept, so folding never changes a text's length and stored text and queries
+fold alike. Folding is for matching only; nothing folded is ever shown.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+
+_BLOCKS = ((0x3400, 0x4DC0), (0x4E00, 0xA000), (0xF900, 0xFB00))
+_lock = threading.Lock()
+_table: tuple[re.Pattern, dict[str, str]] | None = None
+
+
+def _loaded() -> tuple[re.Pattern, dict[str, str]]:
+    global _table
+    if _table is None:
+        with _lock:
+            if _table is None:
+                import zhconv
+
+                mapping = {}
+                for start, end in _BLOCKS:
+                    for code in range(start, end):
+                        char = chr(code)
+                        simplified = zhconv.convert(char, "zh-cn")
+                        if simplified != char and len(simplified) == 1:
+                            mapping[char] = simplified
+                _table = (re.compile("[" + "".join(sorted(mapping)) + "]"), mapping)
+    return _table
+
+
+def fold_traditional(text: str) -> str:
+    """``text`` with every Traditional character that has a one-character Simplified form replaced by it."""
+    if text.isascii():
+        return text
+    pattern, mapping = _loaded()
+    return pattern.sub(lambda m: mapping[m.group()], text)

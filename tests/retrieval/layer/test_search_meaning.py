@@ -1,0 +1,126 @@
+"""search by meaning keeps field-first (SPEC S-4, R-5, R-6, R-8).
+
+The R-5 tests of ``test_search.py`` asked again with the shipped model on:
+text only an unreadable field holds — its words *or its meaning* — decides
+nothing: no hit, no score, no snippet, no count.
+"""
+
+from datetime import timedelta
+
+import pytest
+
+from apps.memory import services
+from apps.retrieval.models import SearchProjection
+from tests.retrieval.layer.builders import OPS, access, call, meeting
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("meaning")]
+
+SECRET = "Penicillin allergy, carries an EpiPen at all times"
+
+
+def refs(answer) -> list[str]:
+    return [hit["ref"] for hit in answer["hits"]]
+
+
+QUERIES = ("drug allergies", "对青霉素过敏", "emergency medication", "EpiPen")
+
+
+def test_a_meaning_only_in_an_unreadable_field_matches_nothing(user):  # SPEC S-4, R-5
+    todo = services.todo_create(owner=user, title="Renew the car insurance", notes="")
+    services.todo_create(owner=user, title="Water the plants")
+    titles_only = access(user, {"todo": {"operations": OPS, "fields": ["/title", "/status"]}})
+    without = {query: call(titles_only, "search", query=query) for query in QUERIES}
+    services.todo_update(todo=todo, notes=SECRET)
+    # No existence oracle: what the notes say, in words or in meaning, changes no hit, score, snippet or count.
+    for query in QUERIES:
+        answer = call(titles_only, "search", query=query)
+        assert answer == without[query]
+        assert SECRET not in str(answer)
+    with_notes = access(user, {"todo": {"operations": OPS, "fields": ["/title", "/notes"]}})
+    found = call(with_notes, "search", query="对青霉素过敏")  # the other language, other words
+    assert refs(found)[0] == f"todo:{todo.pk}"
+    assert found["hits"][0]["snippet"] == {"path": "/notes", "text": SECRET}
+
+
+def test_an_unreadable_field_moves_no_score_and_no_snippet(user, frozen_clock):  # SPEC S-4, R-5, R-8
+    a = services.todo_create(owner=user, title="Dentist appointment", notes="nothing here")
+    b = services.todo_create(owner=user, title="Dentist appointment", notes="nothing here")
+    titles_only = access(user, {"todo": {"operations": OPS, "fields": ["/title"]}})
+    before = call(titles_only, "search", query="tooth doctor visit")
+    assert sorted(refs(before)) == sorted([f"todo:{a.pk}", f"todo:{b.pk}"])
+    # Notes that are the query itself, word for word and in meaning, in only one of the two.
+    services.todo_update(todo=b, notes="tooth doctor visit: a dental check-up at the dentist")
+    after = call(titles_only, "search", query="tooth doctor visit")
+    assert after == before
+    assert len({hit["score"] for hit in after["hits"]}) == 1
+    assert all(hit["snippet"]["path"] == "/title" for hit in after["hits"])
+
+
+def test_nested_meaning_is_matched_only_where_granted(user):  # SPEC S-4, R-5
+    episode = meeting(user)["episode"]  # the summary: local push only for the beta, decided
+    names_only = access(user, {"episode": {"operations": OPS, "fields": ["/participants/*/display_name"]}})
+    assert call(names_only, "search", query="push notification decision", resource="episode")["hits"] == []
+    everything = access(user)
+    assert f"episode:{episode.pk}" in refs(call(everything, "search", query="push notification decision"))
+
+
+def test_a_stale_vector_is_never_answered(user):  # SPEC S-4, R-6
+    memo = services.voice_memo_create(owner=user, title="Grocery list", text="oat milk, eggs, spinach",
+                                      recorded_at=user.date_joined)
+    assert refs(call(access(user), "search", query="shopping for food")) == [f"voice_memo:{memo.pk}"]
+    # The source changes behind the projection's back: its rows and vectors still say groceries.
+    type(memo).objects.filter(pk=memo.pk).update(title="Tax return", text="forms and receipts")
+    assert call(access(user), "search", query="shopping for food")["hits"] == []
+
+
+def test_the_contact_whose_field_is_the_term_outranks_todos_naming_it(user, frozen_clock):  # SPEC R-8, S-4
+    contact = services.contact_create(owner=user, display_name="Priya Raman", relation="colleague")
+    frozen_clock.advance(timedelta(days=60))
+    for status in ("done", "done", "open"):
+        services.todo_create(owner=user, title="Send Priya Raman the offsite agenda", status=status)
+    for query in ("Priya Raman", "Priya"):
+        assert refs(call(access(user), "search", query=query))[0] == f"contact:{contact.pk}"
+
+
+def test_a_short_title_does_not_win_every_two_character_query(user):  # SPEC R-8, S-3
+    short = services.todo_create(owner=user, title="买咖啡")
+    memo = services.voice_memo_create(owner=user, title="咖啡", text="咖啡豆的产地和烘焙程度都会影响风味",
+                                      recorded_at=user.date_joined)
+    episode = services.episode_create(owner=user, title="咖啡馆选址讨论", occurred_at=user.date_joined,
+                                      summary="比较了三家咖啡馆的租金和人流")
+    ranked = refs(call(access(user), "search", query="咖啡"))
+    # The record whose title *is* the word first; a longer title holding it is not sunk below a shorter one.
+    assert ranked[0] == f"voice_memo:{memo.pk}"
+    assert set(ranked) == {f"voice_memo:{memo.pk}", f"todo:{short.pk}", f"episode:{episode.pk}"}
+
+
+def test_vectors_follow_the_text(user):  # SPEC S-4, R-6
+    todo = services.todo_create(owner=user, title="Renew passport")
+    row = SearchProjection.objects.get(resource_type="todo", record_id=todo.pk, field="/title")
+    assert row.vector_model == "use-multilingual-v3" and len(bytes(row.vector)) == 516
+    services.todo_update(todo=todo, title="Renew driving licence")
+    changed = SearchProjection.objects.get(pk=row.pk)
+    assert bytes(changed.vector) != bytes(row.vector)
+
+
+# SPEC S-4, R-5: below the layer's own checks, the comparison itself never sees a vector outside the scope —
+# neither a field the caller may not read nor a record it may not see.
+def test_the_comparison_reads_only_vectors_in_scope(user, other_user):
+    from apps.memory.models import Todo
+    from apps.retrieval import hybrid
+    from apps.retrieval.backends import SearchScope, get_search_backend
+
+    seen = services.todo_create(owner=user, title="Renew the car insurance", notes=SECRET)
+    hidden = services.todo_create(owner=user, title="Penicillin allergy card", notes=SECRET)
+    services.todo_create(owner=other_user, title="Penicillin allergy", notes=SECRET)
+    backend = get_search_backend()
+
+    def compared(fields, records):
+        return hybrid.meaning_hits(backend, owner_id=user.pk, query="penicillin allergy",
+                                   scopes=[SearchScope("todo", fields, records)])
+
+    titles = compared(("/title",), Todo.objects.filter(pk=seen.pk))
+    assert all((hit.record_id, hit.field) == (seen.pk, "/title") for hit in titles), (titles, seen.pk, hidden.pk)
+    everything = compared(("/title", "/notes"), Todo.objects.filter(owner=user))
+    assert {hit.record_id for hit in everything} == {seen.pk, hidden.pk}  # never the other person's
+    assert next(hit for hit in everything if hit.record_id == seen.pk).field == "/notes"
