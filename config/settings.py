@@ -258,6 +258,9 @@ TRUSTED_PROXY_COUNT = env.int("TRUSTED_PROXY_COUNT", 0)
 
 OAUTH2_PROVIDER = {
     "OAUTH2_VALIDATOR_CLASS": "apps.oauth.validators.AssistantOAuth2Validator",
+    # Only the grants the product uses are routed: password and implicit are refused before any
+    # credential is read (SPEC A-1, apps/oauth/server.py).
+    "OAUTH2_SERVER_CLASS": "apps.oauth.server.ProductServer",
     "SCOPES": {name: name for name in [*ASSISTANT_SCOPES, AGENT_SCOPE]},
     "DEFAULT_SCOPES": ["profile:read"],
     # Who may be issued which scope, and what discovery advertises (apps/oauth/scope_backend.py).

@@ -161,7 +161,9 @@ class TokenView(dot_views.TokenView):
     def post(self, request, *args, **kwargs):
         if _secret_in_query(request):
             return _query_refused()
-        response = super().post(request, *args, **kwargs)
+        # Not super().post(): it sends the device grant to a device-code lookup of its own (SPEC A-1: no
+        # such grant); every grant goes through the server, which routes only the product's (server.py).
+        response = self.authorization_flow_token_response(request)
         # An error raised while saving tokens comes back without headers; it is JSON all the same.
         response["Content-Type"] = "application/json"
         response.setdefault("Cache-Control", "no-store")
