@@ -250,6 +250,14 @@ ASSISTANT_SCOPES = [
 # application with an agent policy is ever issued it, and it is never advertised.
 AGENT_SCOPE = "internal:agents"
 REFRESH_FAMILY_LIFETIME = timedelta(days=30)  # absolute, from the original consent
+# SPEC A-6: the RFC 7592 registration access token (it can update or delete the client, and deleting it revokes
+# every person's connection to it) expires this many seconds after it was issued or last rotated by an update.
+# Between a minute and 30 days; never "no expiry" (the toolkit's default is the year 9999).
+OAUTH_REGISTRATION_TOKEN_LIFETIME = env.int("OAUTH_REGISTRATION_TOKEN_LIFETIME", 24 * 60 * 60)
+if not 60 <= OAUTH_REGISTRATION_TOKEN_LIFETIME <= 30 * 24 * 60 * 60:
+    from django.core.exceptions import ImproperlyConfigured
+
+    raise ImproperlyConfigured("OAUTH_REGISTRATION_TOKEN_LIFETIME must be between 60 seconds and 30 days")
 # Dynamic client registration: at most this many registrations per client IP per window.
 OAUTH_REGISTRATION_RATE_LIMIT = env.int("OAUTH_REGISTRATION_RATE_LIMIT", 60)
 OAUTH_REGISTRATION_RATE_WINDOW = timedelta(hours=1)
@@ -298,6 +306,7 @@ OAUTH2_PROVIDER = {
     # Dynamic client registration (RFC 7591) is open to anyone, rate-limited per IP.
     "DCR_ENABLED": True,
     "DCR_REGISTRATION_PERMISSION_CLASSES": ("oauth2_provider.dcr.AllowAllDCRPermission",),
+    "DCR_REGISTRATION_TOKEN_EXPIRE_SECONDS": OAUTH_REGISTRATION_TOKEN_LIFETIME,
     # Admin pages that never show a token, code, checksum or hash (SPEC AD-1).
     "APPLICATION_ADMIN_CLASS": "apps.oauth.admin.ApplicationAdmin",
     "ACCESS_TOKEN_ADMIN_CLASS": "apps.oauth.admin.AccessTokenAdmin",
