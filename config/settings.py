@@ -207,6 +207,12 @@ if not 1 <= ACCESS_EVENT_RETENTION_DAYS <= 36500:
     from django.core.exceptions import ImproperlyConfigured
 
     raise ImproperlyConfigured("ACCESS_EVENT_RETENTION_DAYS must be between 1 and 36500 (a century)")
+# SPEC P-8: pending proposals one connection may hold; beyond it propose_memory answers too_many_pending.
+PROPOSAL_PENDING_LIMIT = env.int("PROPOSAL_PENDING_LIMIT", 100)
+if not 1 <= PROPOSAL_PENDING_LIMIT <= 10000:
+    from django.core.exceptions import ImproperlyConfigured
+
+    raise ImproperlyConfigured("PROPOSAL_PENDING_LIMIT must be between 1 and 10000")
 # Tasks by name (apps/*/tasks.py). A missed run is harmless (SPEC J-2), so a
 # message still queued when the next one is due is dropped ("expires").
 CELERY_BEAT_SCHEDULE = {

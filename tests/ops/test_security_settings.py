@@ -19,3 +19,12 @@ def test_registration_token_lifetime(settings_for):
 def test_registration_token_lifetime_bounds(settings_for, value):
     with pytest.raises(ImproperlyConfigured, match="OAUTH_REGISTRATION_TOKEN_LIFETIME"):
         settings_for({**PRODUCTION_ENV, "OAUTH_REGISTRATION_TOKEN_LIFETIME": value})
+
+
+# SPEC P-8: the pending-proposal cap per connection is a setting (default 100) with bounds.
+def test_pending_proposal_limit(settings_for):
+    assert settings_for(PRODUCTION_ENV)["PROPOSAL_PENDING_LIMIT"] == 100
+    assert settings_for({**PRODUCTION_ENV, "PROPOSAL_PENDING_LIMIT": "20"})["PROPOSAL_PENDING_LIMIT"] == 20
+    for value in ("0", "10001"):
+        with pytest.raises(ImproperlyConfigured, match="PROPOSAL_PENDING_LIMIT"):
+            settings_for({**PRODUCTION_ENV, "PROPOSAL_PENDING_LIMIT": value})
