@@ -22,6 +22,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "axes",  # login throttling (SPEC A-11)
     "rest_framework",
     "oauth2_provider",
     "apps.accounts",
@@ -44,6 +45,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, as django-axes requires: turns a locked-out login into the lockout page (SPEC A-11).
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -94,6 +97,27 @@ AUTH_USER_MODEL = "accounts.User"
 LOGIN_URL = "accounts:login"
 LOGIN_REDIRECT_URL = "/me/facts/"
 LOGOUT_REDIRECT_URL = "accounts:login"
+# SPEC A-11: django-axes refuses a login attempt while its account or its address is locked out; it must come first.
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
+# Failures are counted in the database (AccessAttempt), so every web worker sees the same count. Per account
+# (the username as typed, whether or not such an account exists) and, separately, per client address: either
+# one reaching the limit locks the login out for the cool-off. Staff unlock in the admin (Axes → Access
+# attempts: delete the row). docs/deploy.md.
+AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_FAILURE_LIMIT = env.int("LOGIN_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = timedelta(minutes=env.int("LOGIN_COOLOFF_MINUTES", 15))
+if not (1 <= AXES_FAILURE_LIMIT <= 100 and timedelta(minutes=1) <= AXES_COOLOFF_TIME <= timedelta(days=1)):
+    from django.core.exceptions import ImproperlyConfigured
+
+    raise ImproperlyConfigured("LOGIN_FAILURE_LIMIT must be 1-100 and LOGIN_COOLOFF_MINUTES 1-1440")
+AXES_RESET_ON_SUCCESS = True  # a person who gets in starts from zero
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False  # the page says when; attempts meanwhile do not move it
+AXES_DISABLE_ACCESS_LOG = True  # failures are what is counted; successful logins are not kept
+AXES_VERBOSE = False  # no start-up banner on every command; lockouts are still logged (as a WARNING)
+AXES_CLIENT_IP_CALLABLE = "apps.oauth.throttle.client_ip"  # the address the registration limit counts too
+AXES_LOCKOUT_CALLABLE = "apps.accounts.lockout.lockout_response"
+AXES_ALLOWED_CORS_ORIGINS = PUBLIC_BASE_URL
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},

@@ -28,3 +28,19 @@ def test_pending_proposal_limit(settings_for):
     for value in ("0", "10001"):
         with pytest.raises(ImproperlyConfigured, match="PROPOSAL_PENDING_LIMIT"):
             settings_for({**PRODUCTION_ENV, "PROPOSAL_PENDING_LIMIT": value})
+
+
+# SPEC A-11: login throttling (django-axes), its two numbers from the environment, with bounds.
+def test_login_throttle_settings(settings_for):
+    from datetime import timedelta
+
+    built = settings_for(PRODUCTION_ENV)
+    assert built["AXES_FAILURE_LIMIT"] == 5 and built["AXES_COOLOFF_TIME"] == timedelta(minutes=15)
+    assert built["AXES_HANDLER"] == "axes.handlers.database.AxesDatabaseHandler"  # shared by every worker
+    assert built["AUTHENTICATION_BACKENDS"][0] == "axes.backends.AxesStandaloneBackend"
+    assert built["MIDDLEWARE"][-1] == "axes.middleware.AxesMiddleware"
+    built = settings_for({**PRODUCTION_ENV, "LOGIN_FAILURE_LIMIT": "10", "LOGIN_COOLOFF_MINUTES": "60"})
+    assert built["AXES_FAILURE_LIMIT"] == 10 and built["AXES_COOLOFF_TIME"] == timedelta(hours=1)
+    for name, value in (("LOGIN_FAILURE_LIMIT", "0"), ("LOGIN_COOLOFF_MINUTES", "0"), ("LOGIN_COOLOFF_MINUTES", "1441")):
+        with pytest.raises(ImproperlyConfigured, match="LOGIN_"):
+            settings_for({**PRODUCTION_ENV, name: value})
