@@ -23,6 +23,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "axes",  # login throttling (SPEC A-11)
+    "csp",
     "rest_framework",
     "oauth2_provider",
     "apps.accounts",
@@ -38,6 +39,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "csp.middleware.CSPMiddleware",  # Content-Security-Policy on every answer (CONTENT_SECURITY_POLICY below)
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -370,6 +372,26 @@ if not DEBUG:
     X_FRAME_OPTIONS = "DENY"
     # Load balancers probe over plain HTTP on the private network: answer, don't redirect.
     SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
+
+# Content-Security-Policy (django-csp): the pages hold no inline script or style, so nothing but the site's own
+# files runs or styles them. The consent page alone drops form-action: approving redirects the browser to the
+# assistant's redirect URI, which a form-action of 'self' would refuse (apps/oauth/views.py). docs/deploy.md.
+from csp.constants import NONE, SELF  # noqa: E402
+
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF, "data:"],  # data: for the empty favicon of base.html
+        "font-src": [SELF],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [NONE],
+        "frame-ancestors": [NONE],
+        "form-action": [SELF],
+    },
+}
 
 # --- Logging: secrets never reach a log (SPEC A-4) ----------------------------
 LOGGING = {

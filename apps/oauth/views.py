@@ -24,6 +24,7 @@ from apps.memory.models import Category
 from apps.oauth.forms import ConsentForm
 from apps.oauth.offers import Offer, OfferInvalid
 from apps.oauth.resource import resource_error
+from apps.oauth.page_policy import CONSENT_PAGE_POLICY
 from apps.oauth.validators import pkce_problem
 
 
@@ -43,6 +44,7 @@ def _query_refused() -> JsonResponse:
 
 @method_decorator(never_cache, name="dispatch")
 @method_decorator(sensitive_post_parameters(*SECRET_PARAMETERS), name="dispatch")
+@method_decorator(CONSENT_PAGE_POLICY, name="dispatch")
 class ConsentView(dot_views.AuthorizationView):
     """The consent page: who is asking, for what, and which categories it may ever see.
 
