@@ -182,7 +182,7 @@ _ENVELOPE = (
     ("id", lambda value: isinstance(value, str | int) and not isinstance(value, bool), "a string or an integer"),
     ("jsonrpc", lambda value: isinstance(value, str), "the string \"2.0\""),
     ("method", lambda value: isinstance(value, str), "a string"),
-    ("params", lambda value: value is None or isinstance(value, dict | list), "an object"),
+    ("params", lambda value: value is None or isinstance(value, dict | list), "an object or an array"),
 )
 
 

@@ -41,6 +41,7 @@ def _revoke_on_deactivation(sender, instance, raw=False, **kwargs):
     if raw or not getattr(instance, _DEACTIVATING, False):
         return
     setattr(instance, _DEACTIVATING, False)
-    # In the save's transaction: a deactivation that rolls back revokes nothing.
+    # All or nothing; inside the save's own transaction where there is one (the admin's), so a
+    # deactivation that rolls back revokes nothing either.
     with transaction.atomic():
         user_tokens_revoke(user=instance)
