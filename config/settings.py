@@ -24,6 +24,8 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "axes",  # login throttling (SPEC A-11)
+    "csp",
     "rest_framework",
     "oauth2_provider",
     "apps.accounts",
@@ -39,6 +41,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "csp.middleware.CSPMiddleware",  # Content-Security-Policy on every answer (CONTENT_SECURITY_POLICY below)
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -46,6 +49,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, as django-axes requires: turns a locked-out login into the lockout page (SPEC A-11).
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -96,6 +101,27 @@ AUTH_USER_MODEL = "accounts.User"
 LOGIN_URL = "accounts:login"
 LOGIN_REDIRECT_URL = "/me/facts/"
 LOGOUT_REDIRECT_URL = "accounts:login"
+# SPEC A-11: django-axes refuses a login attempt while its account or its address is locked out; it must come first.
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
+# Failures are counted in the database (AccessAttempt), so every web worker sees the same count. Per account
+# (the username as typed, whether or not such an account exists) and, separately, per client address: either
+# one reaching the limit locks the login out for the cool-off. Staff unlock in the admin (Axes → Access
+# attempts: delete the row). docs/deploy.md.
+AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_FAILURE_LIMIT = env.int("LOGIN_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = timedelta(minutes=env.int("LOGIN_COOLOFF_MINUTES", 15))
+if not (1 <= AXES_FAILURE_LIMIT <= 100 and timedelta(minutes=1) <= AXES_COOLOFF_TIME <= timedelta(days=1)):
+    from django.core.exceptions import ImproperlyConfigured
+
+    raise ImproperlyConfigured("LOGIN_FAILURE_LIMIT must be 1-100 and LOGIN_COOLOFF_MINUTES 1-1440")
+AXES_RESET_ON_SUCCESS = True  # a person who gets in starts from zero
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False  # the page says when; attempts meanwhile do not move it
+AXES_DISABLE_ACCESS_LOG = True  # failures are what is counted; successful logins are not kept
+AXES_VERBOSE = False  # no start-up banner on every command; lockouts are still logged (as a WARNING)
+AXES_CLIENT_IP_CALLABLE = "apps.oauth.throttle.client_ip"  # the address the registration limit counts too
+AXES_LOCKOUT_CALLABLE = "apps.accounts.lockout.lockout_response"
+AXES_ALLOWED_CORS_ORIGINS = PUBLIC_BASE_URL
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -234,6 +260,12 @@ if SEARCH_EMBEDDINGS:
 ACCESS_EVENT_RETENTION_DAYS = env.int("ACCESS_EVENT_RETENTION_DAYS", 365)
 if not 1 <= ACCESS_EVENT_RETENTION_DAYS <= 36500:
     raise ImproperlyConfigured("ACCESS_EVENT_RETENTION_DAYS must be between 1 and 36500 (a century)")
+# SPEC P-8: pending proposals one connection may hold; beyond it propose_memory answers too_many_pending.
+PROPOSAL_PENDING_LIMIT = env.int("PROPOSAL_PENDING_LIMIT", 100)
+if not 1 <= PROPOSAL_PENDING_LIMIT <= 10000:
+    from django.core.exceptions import ImproperlyConfigured
+
+    raise ImproperlyConfigured("PROPOSAL_PENDING_LIMIT must be between 1 and 10000")
 # Tasks by name (apps/*/tasks.py). A missed run is harmless (SPEC J-2), so a
 # message still queued when the next one is due is dropped ("expires").
 CELERY_BEAT_SCHEDULE = {
@@ -287,6 +319,12 @@ if not timedelta(0) <= OAUTH_REFRESH_GRACE <= timedelta(seconds=60):
 # the networks listed (CIDR, e.g. a broker's published egress range) are not counted at all (docs/oauth.md).
 OAUTH_REGISTRATION_RATE_LIMIT = env.int("OAUTH_REGISTRATION_RATE_LIMIT", 600)
 OAUTH_REGISTRATION_UNLIMITED_NETWORKS = env.networks("OAUTH_REGISTRATION_UNLIMITED_NETWORKS")
+# SPEC A-6: the RFC 7592 registration access token (it can update or delete the client, and deleting it revokes
+# every person's connection to it) expires this many seconds after it was issued or last rotated by an update.
+# Between a minute and 30 days; never "no expiry" (the toolkit's default is the year 9999).
+OAUTH_REGISTRATION_TOKEN_LIFETIME = env.int("OAUTH_REGISTRATION_TOKEN_LIFETIME", 24 * 60 * 60)
+if not 60 <= OAUTH_REGISTRATION_TOKEN_LIFETIME <= 30 * 24 * 60 * 60:
+    raise ImproperlyConfigured("OAUTH_REGISTRATION_TOKEN_LIFETIME must be between 60 seconds and 30 days")
 OAUTH_REGISTRATION_RATE_WINDOW = timedelta(hours=1)
 # SPEC A-6: redirect schemes of native apps that assistants may register besides https and loopback http
 # (apps/oauth/redirects.py refuses javascript:, data:, file: and their kind at start-up).
@@ -302,6 +340,9 @@ TRUSTED_PROXY_COUNT = env.int("TRUSTED_PROXY_COUNT", 0)
 
 OAUTH2_PROVIDER = {
     "OAUTH2_VALIDATOR_CLASS": "apps.oauth.validators.AssistantOAuth2Validator",
+    # Only the grants the product uses are routed: password and implicit are refused before any
+    # credential is read (SPEC A-1, apps/oauth/server.py).
+    "OAUTH2_SERVER_CLASS": "apps.oauth.server.ProductServer",
     "SCOPES": {name: name for name in [*ASSISTANT_SCOPES, AGENT_SCOPE]},
     "DEFAULT_SCOPES": ["profile:read"],
     # Who may be issued which scope, and what discovery advertises (apps/oauth/scope_backend.py).
@@ -348,6 +389,7 @@ OAUTH2_PROVIDER = {
     # Dynamic client registration (RFC 7591) is open to anyone, rate-limited per IP.
     "DCR_ENABLED": True,
     "DCR_REGISTRATION_PERMISSION_CLASSES": ("oauth2_provider.dcr.AllowAllDCRPermission",),
+    "DCR_REGISTRATION_TOKEN_EXPIRE_SECONDS": OAUTH_REGISTRATION_TOKEN_LIFETIME,
     # Admin pages that never show a token, code, checksum or hash (SPEC AD-1).
     "APPLICATION_ADMIN_CLASS": "apps.oauth.admin.ApplicationAdmin",
     "ACCESS_TOKEN_ADMIN_CLASS": "apps.oauth.admin.AccessTokenAdmin",
@@ -381,6 +423,26 @@ if not DEBUG:
     X_FRAME_OPTIONS = "DENY"
     # Load balancers probe over plain HTTP on the private network: answer, don't redirect.
     SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
+
+# Content-Security-Policy (django-csp): the pages hold no inline script or style, so nothing but the site's own
+# files runs or styles them. The consent page alone drops form-action: approving redirects the browser to the
+# assistant's redirect URI, which a form-action of 'self' would refuse (apps/oauth/views.py). docs/deploy.md.
+from csp.constants import NONE, SELF  # noqa: E402
+
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF, "data:"],  # data: for the empty favicon of base.html
+        "font-src": [SELF],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [NONE],
+        "frame-ancestors": [NONE],
+        "form-action": [SELF],
+    },
+}
 
 # --- Logging: secrets never reach a log (SPEC A-4) ----------------------------
 LOGGING = {

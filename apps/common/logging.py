@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
+from urllib.parse import unquote_plus
 
 # The one list of parameter names whose values are secrets: redacted here, refused in URLs by the OAuth views.
 # `token` is RFC 7009's name for the token to revoke; `registration_access_token` is RFC 7592's.
@@ -19,8 +20,51 @@ _BEARER = re.compile(r"(?i)\b(bearer\s+)([A-Za-z0-9\-._~+/]+=*)")
 
 REDACTED = "[redacted]"
 
+# One name=value pair of a query string, as a request line in an access log shows it (raw, percent-encoded).
+_QUERY_PAIR = re.compile(r"(?<=[?&;])([^&;=\s\"'#]*)(=?)([^&;\s\"'#]*)")
+# A secret's name being given a value, in text that was decoded: `code=…` but not `barcode=…`.
+_ASSIGNED = re.compile(r"(?i)(?<![a-z0-9_])(?:" + "|".join(SECRET_PARAMETERS) + r")\s*=")
+_NAMES = frozenset(SECRET_PARAMETERS)
+_DECODE_ROUNDS = 4  # a name encoded more often than this is redacted anyway (see _decoded)
+
+
+def _decoded(text: str) -> str:
+    """``text`` percent-decoded (``+`` as a space) as often as it changes, as a server decoding it again would.
+
+    Still-encoded text after the last round keeps a ``%`` and so never
+    matches a plain secret name: ``_query_pair`` redacts such a pair whole.
+    """
+    for _ in range(_DECODE_ROUNDS):
+        plain = unquote_plus(text)
+        if plain == text:
+            break
+        text = plain
+    return text
+
+
+def _query_pair(match: re.Match) -> str:
+    """Redact one query pair by its *decoded* name (SPEC A-4): ``access%5Ftoken=…`` is ``access_token=…``.
+
+    Django decodes a query's names before a view looks at them, so
+    ``?%61ccess_token=`` is refused as a token in the URL — and the access
+    log, which writes the request line as sent, must not show its value
+    either. A name that decodes to one holding a secret (an encoded ``=``)
+    or that is still encoded after every round goes whole; a value holding a
+    secret's assignment (a URL with a code inside ``next``) goes too.
+    """
+    name, equals, value = match.groups()
+    plain_name = _decoded(name)
+    if equals and plain_name.strip().lower() in _NAMES:
+        return f"{name}={REDACTED}"
+    if "%" in plain_name or _ASSIGNED.search(plain_name):
+        return REDACTED
+    if _ASSIGNED.search(_decoded(value)):
+        return f"{name}={REDACTED}"
+    return match.group(0)
+
 
 def redact(text: str) -> str:
+    text = _QUERY_PAIR.sub(_query_pair, text)
     text = _AUTH_HEADER.sub(lambda m: m.group(1) + REDACTED, text)
     text = _PROSE.sub(lambda m: m.group(1) + m.group(2) + REDACTED, text)
     text = _BEARER.sub(lambda m: m.group(1) + REDACTED, text)

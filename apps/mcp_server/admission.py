@@ -161,11 +161,27 @@ def peek(body: bytes) -> dict[str, Any] | None | Refusal:
         return None
     if not isinstance(message, dict):
         return None
-    request_id = message.get("id")
-    if "id" in message and (not isinstance(request_id, str | int) or isinstance(request_id, bool)):
-        # Otherwise the SDK would take a request with a malformed id for a notification.
-        return Refusal(400, "invalid_request", "the request id must be a string or an integer", RPC_INVALID_REQUEST)
-    return message
+    return envelope_refusal(message) or message
+
+
+# JSON-RPC 2.0 §4: the envelope's members and the JSON types they may have when present. Every step
+# after this one (the scope check, the deferred admission, the SDK) may read them as these types.
+_ENVELOPE = (
+    # A malformed id would make the SDK take a request for a notification.
+    ("id", lambda value: isinstance(value, str | int) and not isinstance(value, bool), "a string or an integer"),
+    ("jsonrpc", lambda value: isinstance(value, str), "the string \"2.0\""),
+    ("method", lambda value: isinstance(value, str), "a string"),
+    ("params", lambda value: value is None or isinstance(value, dict | list), "an object or an array"),
+)
+
+
+def envelope_refusal(message: dict[str, Any]) -> Refusal | None:
+    """A JSON-RPC ``Invalid Request`` for an envelope member of the wrong JSON type (SPEC M-8), or ``None``."""
+    for name, valid, expected in _ENVELOPE:
+        if name in message and not valid(message[name]):
+            what = "the request id" if name == "id" else f"the member {name!r}"
+            return Refusal(400, "invalid_request", f"{what} must be {expected}", RPC_INVALID_REQUEST)
+    return None
 
 
 class _DuplicateKey(ValueError):

@@ -20,6 +20,7 @@ DUPLICATE_PROCESSED = "duplicate_processed"
 PROPOSAL_EXPIRED = "proposal_expired"
 CATEGORY_NOT_ALLOWED = "category_not_allowed"
 REPEATED_FAILURE = "repeated_failure"
+TOO_MANY_PENDING = "too_many_pending"
 UNAVAILABLE = "unavailable"
 
 TOOL_ERROR_CODES = (
@@ -32,6 +33,7 @@ TOOL_ERROR_CODES = (
     PROPOSAL_EXPIRED,
     CATEGORY_NOT_ALLOWED,
     REPEATED_FAILURE,
+    TOO_MANY_PENDING,
     UNAVAILABLE,
 )
 

@@ -4,3 +4,6 @@ from django.apps import AppConfig
 class OauthConfig(AppConfig):
     name = "apps.oauth"
     label = "oauth"
+
+    def ready(self):
+        from apps.oauth import deactivation  # noqa: F401  (signal receivers, SPEC A-11)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import uuid
 
 from django.db import transaction
-from oauth2_provider.models import get_access_token_model, get_refresh_token_model
+from oauth2_provider.models import get_access_token_model, get_grant_model, get_refresh_token_model
 
 from apps.common import clock
 from apps.consent.models import Connection
@@ -23,6 +23,7 @@ from apps.oauth.models import TokenFamily
 class RevokedReason:
     REFRESH_REPLAY = "refresh_replay"  # an already-rotated refresh token was presented again
     CODE_REPLAY = "code_replay"  # an already-redeemed authorization code was presented again
+    ACCOUNT_DEACTIVATED = "account_deactivated"  # staff deactivated the account (SPEC A-11); no notice
 
     NOTICES = (REFRESH_REPLAY, CODE_REPLAY)
 
@@ -48,6 +49,27 @@ def token_family_revoke(*, family: uuid.UUID | None, reason: str) -> None:
     list(TokenFamily.objects.select_for_update().filter(family=family))
     get_refresh_token_model().revoke_family(family)
     TokenFamily.objects.filter(family=family, revoked_at=None).update(revoked_at=clock.now(), revoked_reason=reason)
+
+
+@transaction.atomic
+def user_tokens_revoke(*, user) -> None:
+    """End every token family of the person, and every code not exchanged yet (SPEC A-11: deactivation).
+
+    The families are revoked as a replay revokes one, so a refresh token of
+    theirs presented later is recognised and refused; access tokens of no
+    family and outstanding codes are deleted. Connections stay: reactivated,
+    the person's assistants must be authorized again, and nothing revives.
+    """
+    families = set(TokenFamily.objects.filter(user=user, revoked_at=None).values_list("family", flat=True))
+    families |= set(
+        get_refresh_token_model().objects.filter(user=user, revoked=None).exclude(token_family=None)
+        .values_list("token_family", flat=True)
+    )
+    for family in families:
+        token_family_revoke(family=family, reason=RevokedReason.ACCOUNT_DEACTIVATED)
+    get_refresh_token_model().objects.filter(user=user, revoked=None).update(revoked=clock.now())
+    get_access_token_model().objects.filter(user=user).delete()
+    get_grant_model().objects.filter(user=user, redeemed_at=None).delete()
 
 
 @transaction.atomic

@@ -164,14 +164,17 @@ class AssistantOAuth2Validator(OAuth2Validator):
         """A live, unredeemed code of this client, exchanged for ``/mcp``.
 
         A code presented again after its exchange is refused and every token
-        issued from it is revoked (SPEC A-3).
+        issued from it is revoked, whichever client presents it (SPEC A-3):
+        another client holding it means the code leaked.
         """
-        grant = get_grant_model().objects.filter(code=code, application=client).first()
+        grant = get_grant_model().objects.filter(code=code).first()
         if grant is None:  # never issued, or purged after it expired: its family still knows it
-            token_family_revoke(family=family_of_code(code=code, application=client), reason=RevokedReason.CODE_REPLAY)
+            token_family_revoke(family=family_of_code(code=code), reason=RevokedReason.CODE_REPLAY)
             return False
         if grant.redeemed_at is not None:
             token_family_revoke(family=grant.token_family, reason=RevokedReason.CODE_REPLAY)
+            return False
+        if grant.application_id != client.pk:  # not used yet: refused, and left to its own client
             return False
         if clock.now() >= grant.expires:
             return False

@@ -26,6 +26,7 @@ from apps.oauth.cimd import verified_host
 from apps.oauth.forms import ConsentForm
 from apps.oauth.offers import Offer, OfferInvalid
 from apps.oauth.resource import resource_error
+from apps.oauth.page_policy import CONSENT_PAGE_POLICY
 from apps.oauth.validators import pkce_problem
 
 
@@ -45,6 +46,7 @@ def _query_refused() -> JsonResponse:
 
 @method_decorator(never_cache, name="dispatch")
 @method_decorator(sensitive_post_parameters(*SECRET_PARAMETERS), name="dispatch")
+@method_decorator(CONSENT_PAGE_POLICY, name="dispatch")
 class ConsentView(dot_views.AuthorizationView):
     """The consent page: who is asking, for what, and which categories it may ever see.
 
@@ -164,7 +166,9 @@ class TokenView(dot_views.TokenView):
     def post(self, request, *args, **kwargs):
         if _secret_in_query(request):
             return _query_refused()
-        response = super().post(request, *args, **kwargs)
+        # Not super().post(): it sends the device grant to a device-code lookup of its own (SPEC A-1: no
+        # such grant); every grant goes through the server, which routes only the product's (server.py).
+        response = self.authorization_flow_token_response(request)
         # An error raised while saving tokens comes back without headers; it is JSON all the same.
         response["Content-Type"] = "application/json"
         response.setdefault("Cache-Control", "no-store")

@@ -17,13 +17,14 @@ import json
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from mcp_types import CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY
 from mcp_types.methods import SPEC_CLIENT_METHODS, SPEC_CLIENT_NOTIFICATION_METHODS
 from mcp_types.version import KNOWN_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
 from apps.mcp_server import catalog
+from apps.mcp_server.admission import DEFERRED_METHODS
 from apps.mcp_server.errors import TOOL_ERROR_CODES
 from apps.mcp_server.profile import profile_snapshot
 from apps.consent import scopes
@@ -162,15 +163,30 @@ KNOWN_PARAMS = st.fixed_dictionaries({}, optional={
 })
 
 
+# Issue 19 #8: "jsonrpc" was drawn from a few strings and 2.0 and "method" only from strings, so no message
+# ever had a list or an object there, and "method": [...] answered 500 for months. Every envelope member
+# is now drawn from values of its own type AND from any JSON value (``ENVELOPE_VALUES``), and
+# ``test_each_envelope_member_of_any_json_type`` puts each JSON type in each member of calls that work.
+ENVELOPE_FIELDS = ("jsonrpc", "id", "method", "params")
+JSON_OF_EVERY_TYPE = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), TEXT,
+                               st.lists(JSON, max_size=3), st.dictionaries(TEXT, JSON, max_size=3))
+ENVELOPE_VALUES = {
+    "jsonrpc": st.one_of(st.sampled_from(["2.0", "2.0", "1.0", "", 2.0]), JSON_OF_EVERY_TYPE),
+    "id": st.one_of(IDS, JSON_OF_EVERY_TYPE),
+    "method": st.one_of(RPC_METHODS, RPC_METHODS, JSON_OF_EVERY_TYPE,
+                        st.sampled_from(sorted(DEFERRED_METHODS)).map(lambda name: [name])),
+}
+
+
 @st.composite
 def messages(draw) -> dict:
     message: dict[str, Any] = {}
     if draw(st.booleans()) or draw(st.booleans()):
-        message["jsonrpc"] = draw(st.sampled_from(["2.0", "2.0", "1.0", "", 2.0]))
+        message["jsonrpc"] = draw(ENVELOPE_VALUES["jsonrpc"])
     if draw(st.booleans()):
-        message["id"] = draw(IDS)
+        message["id"] = draw(ENVELOPE_VALUES["id"])
     if draw(st.integers(0, 9)):
-        message["method"] = draw(RPC_METHODS)
+        message["method"] = draw(ENVELOPE_VALUES["method"])
     if draw(st.booleans()):
         message["params"] = draw(st.one_of(KNOWN_PARAMS, JSON))
     if not draw(st.integers(0, 9)):
@@ -194,6 +210,33 @@ def test_malformed_json_rpc_never_breaks_the_server(assistant, message, protocol
     response = post(dumps(message), token, **headers_for(protocol), **extra)
     assert_sane(response)
     assert_still_serving(token)
+
+
+WORKING_CALLS = [call("get_user_context"), rpc("resources/read", {"uri": "lifeos://profile/summary"}),
+                 rpc("tools/list", {}), rpc("ping")]
+JSON_TYPES = {
+    "null": st.none(), "boolean": st.booleans(), "integer": st.integers(), "number": st.floats(allow_nan=False),
+    "string": TEXT, "array": st.lists(JSON, max_size=3), "object": st.dictionaries(TEXT, JSON, max_size=3),
+}
+
+
+# Every member, every JSON type: chosen by parameters, not left to chance, so no pair goes untried.
+@pytest.mark.parametrize("json_type", sorted(JSON_TYPES))
+@pytest.mark.parametrize("field", ENVELOPE_FIELDS)
+def test_each_envelope_member_of_any_json_type(assistant, field, json_type):
+    """Calls that work, with one envelope member replaced by a value of the given JSON type (SPEC M-8)."""
+    _, token = assistant
+
+    @settings(FUZZ, max_examples=2)
+    @given(base=st.sampled_from(WORKING_CALLS), value=JSON_TYPES[json_type], protocol=PROTOCOL_HEADERS)
+    def check(base, value, protocol):
+        response = post(dumps({**base, field: value}), token, **headers_for(protocol))
+        assert_sane(response)
+        if response.status_code != 202:  # 202: taken for a notification (no id), nothing to answer
+            assert "json" in response.get("Content-Type", ""), response.content[:300]
+        assert_still_serving(token)
+
+    check()
 
 
 # --- Tool arguments around each input schema -----------------------------------------------------

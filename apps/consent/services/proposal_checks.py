@@ -43,6 +43,7 @@ NOT_FOUND = "not_found"
 CATEGORY_NOT_ALLOWED = "category_not_allowed"
 DUPLICATE_PROCESSED = "duplicate_processed"
 PROPOSAL_EXPIRED = "proposal_expired"
+TOO_MANY_PENDING = "too_many_pending"  # SPEC P-8
 
 
 class ProposalError(Exception):

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import Case, Value, When
 
@@ -30,6 +31,7 @@ from apps.consent.services.proposal_checks import (
     INVALID_ARGUMENT,
     NOT_FOUND,
     PROPOSAL_EXPIRED,
+    TOO_MANY_PENDING,
     ProposalArguments,
     ProposalError,
     check_content,
@@ -123,6 +125,25 @@ def _earlier(connection: Connection, digest: str, now) -> Proposal | ProposalErr
     return ProposalError(DUPLICATE_PROCESSED, "an identical proposal was already handled by the person")
 
 
+def _pending_cap_error(connection: Connection, now) -> ProposalError | None:
+    """SPEC P-8: ``too_many_pending`` when the connection already holds the most pending proposals allowed.
+
+    Counted under a lock on the connection row, so concurrent submissions
+    cannot pass the cap together. A pending proposal past its 30 days does
+    not count, swept or not (SPEC J-2).
+    """
+    limit = settings.PROPOSAL_PENDING_LIMIT
+    Connection.objects.select_for_update().filter(pk=connection.pk).exists()
+    pending = Proposal.objects.filter(connection=connection, status=Status.PENDING, expires_at__gt=now)
+    if pending[:limit].count() < limit:
+        return None
+    return ProposalError(
+        TOO_MANY_PENDING,
+        f"this assistant already has {limit} suggestions waiting for the person; no more are accepted until "
+        "the person confirms or ignores some of them",
+    )
+
+
 def _submit(connection: Connection, args: ProposalArguments) -> Proposal | ProposalError:
     target = _check_target_and_category(connection, args)
     now = clock.now()
@@ -130,6 +151,8 @@ def _submit(connection: Connection, args: ProposalArguments) -> Proposal | Propo
     earlier = _earlier(connection, digest, now)
     if earlier is not None:
         return earlier
+    if (refused := _pending_cap_error(connection, now)) is not None:
+        return refused
     proposal = Proposal(
         connection=connection, op=args.op, category=args.category, label=args.label, value=args.value,
         evidence=args.evidence, target_fact=target, target_version=target.version if target else None,
@@ -153,7 +176,8 @@ def proposal_submit(*, connection: Connection, arguments: dict) -> Proposal:
 
     Refusals (``ProposalError.code``): ``invalid_argument``, ``conversation_refused``,
     ``secret_detected``, ``not_found``, ``category_not_allowed``,
-    ``duplicate_processed``, ``proposal_expired``. Scopes per op are checked by
+    ``duplicate_processed``, ``proposal_expired``, ``too_many_pending`` (P-8; an
+    identical pending proposal still answers its id). Scopes per op are checked by
     the caller (``required_scope_for_op``). Safe under concurrency: the partial
     unique constraint keeps one pending row per (connection, fingerprint).
     """

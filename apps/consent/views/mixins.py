@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from django.contrib.auth.mixins import LoginRequiredMixin
 from django.shortcuts import render
+from django.utils.decorators import method_decorator
 from django.utils.translation import gettext_lazy as _
+from django.views.decorators.cache import never_cache
 from django.views import View
 
 from apps.ops.models import ServiceStatus
@@ -33,11 +35,21 @@ def consent_error_message(error) -> str:
 class MePage(LoginRequiredMixin, View):
     """A page or action under /me/: anonymous visitors go to the login page (SPEC I-3).
 
-    Every page shows the service notice while the assistant entry point is not
-    open (SPEC M-10), so people know why their assistants cannot reach them.
+    Nothing of it is ever cached (``dispatch``). Every page shows the service
+    notice while the assistant entry point is not open (SPEC M-10), so people
+    know why their assistants cannot reach them.
     """
 
     nav = ""  # which header link is the current page
+
+    @method_decorator(never_cache)
+    def dispatch(self, request, *args, **kwargs):
+        """Every answer, the login redirect included, is ``no-store, private`` (SPEC A-11).
+
+        Personal data must not stay in a browser's or a proxy's cache: after a
+        logout on a shared computer, Back would show the pages again.
+        """
+        return super().dispatch(request, *args, **kwargs)
 
     def render_page(self, template: str, context: dict, status: int = 200, *, page_path: str | None = None):
         """``page_path``: the page's own address, for a page an action re-renders after a refusal.
