@@ -5,24 +5,10 @@ from __future__ import annotations
 from datetime import timedelta
 from ipaddress import ip_address, ip_network
 
-from django.conf import settings
 from django.core.cache import cache
 
 from apps.common import clock
-
-
-def client_ip(request) -> str:
-    """The caller's address: ``REMOTE_ADDR``, or the entry our own proxies added to X-Forwarded-For.
-
-    Only the last ``TRUSTED_PROXY_COUNT`` entries were written by proxies we
-    run; anything left of them is whatever the client chose to send.
-    """
-    trusted = settings.TRUSTED_PROXY_COUNT
-    if trusted > 0:
-        hops = [hop.strip() for hop in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",") if hop.strip()]
-        if len(hops) >= trusted:
-            return hops[-trusted]
-    return request.META.get("REMOTE_ADDR", "") or "unknown"
+from apps.common.addresses import client_ip  # noqa: F401  (the address the limits count; registration.py)
 
 
 def unlimited(address: str) -> bool:

@@ -156,3 +156,17 @@ def test_inactive_account_gets_the_same_answer_as_a_wrong_password(user):
     inactive = attempt("/accounts/login/", "alice", "alice-password")
     wrong = attempt("/accounts/login/", "alice", "wrong", address=ELSEWHERE)
     assert comparable(inactive) == comparable(wrong)
+
+
+# An in-process request has no address (force_login, a management command); a misconfigured proxy may pass on
+# anything. Neither may make a login a database error (PostgreSQL stores the address as inet).
+@pytest.mark.parametrize("address", ["", "unknown", "not-an-address", "999.1.1.1"])
+def test_a_login_without_a_usable_address(user, address, settings):
+    client = Client()
+    client.force_login(user)
+    response = attempt("/accounts/login/", "alice", "wrong", address=address)
+    assert response.status_code == 200
+    settings.TRUSTED_PROXY_COUNT = 1
+    response = Client().post("/accounts/login/", {"username": "alice", "password": "alice-password"},
+                             HTTP_X_FORWARDED_FOR=address or "garbage", REMOTE_ADDR="203.0.113.1")
+    assert logged_in(response)

@@ -148,9 +148,12 @@ def test_a_deactivated_persons_assistants_are_refused_at_once(mcp, shared_profil
     with pytest.raises(MCPError) as refused:
         client.call("get_user_context")
     assert "invalid" in refused.value.message
+    # SPEC A-11: reactivation revives no token; the assistant must be authorized again.
     person.is_active = True
     person.save(update_fields=["is_active"])
-    assert overview(client)["summary"]["fact_count"] >= 1
+    with pytest.raises(MCPError) as still_refused:
+        client.call("get_user_context")
+    assert "invalid" in still_refused.value.message
 
 
 # SPEC M-3: the summary resource has the same content as get_user_context; the page template is listed.

@@ -13,6 +13,7 @@ from apps.consent.models import Connection
 from apps.consent.services import connection_revoke
 from apps.oauth.bearer import authenticate_bearer
 from apps.oauth.models import HashedGrant, TokenFamily
+from apps.oauth.services import RevokedReason
 from apps.oauth.validators import AssistantOAuth2Validator
 from apps.ops.services import oauth_tokens_purge
 from tests.oauth import flow as oauth_flow
@@ -71,14 +72,15 @@ def test_token_revoked_by_the_person_is_no_replay(assistant, connected, user):
     assert family.revoked_reason == ""
 
 
-# SPEC C-7: no token is issued for a deactivated account, by refresh or by exchanging a code issued before,
-# and that is no replay: no security notice.
+# SPEC C-7, A-11: no token is issued for a deactivated account, by refresh or by exchanging a code issued
+# before; its families are revoked, and that is no replay: no security notice.
 def test_a_deactivated_account_gets_no_refreshed_tokens(assistant, connected, user):
     user.is_active = False
     user.save(update_fields=["is_active"])
     response = oauth_flow.refresh(assistant, connected, connected.tokens[0]["refresh_token"])
     assert response.status_code == 400 and response.json()["error"] == "invalid_grant"
-    assert TokenFamily.objects.get().revoked_reason == ""
+    reason = TokenFamily.objects.get().revoked_reason
+    assert reason == "account_deactivated" and reason not in RevokedReason.NOTICES
 
 
 def test_a_deactivated_account_gets_no_tokens_for_a_code(assistant, approved, user):

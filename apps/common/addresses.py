@@ -1,0 +1,36 @@
+"""The address a request came from, as the product's rate limits and login throttling count it."""
+
+from __future__ import annotations
+
+from ipaddress import ip_address
+
+from django.conf import settings
+
+
+def client_ip(request) -> str:
+    """The caller's address: ``REMOTE_ADDR``, or the entry our own proxies added to X-Forwarded-For.
+
+    Only the last ``TRUSTED_PROXY_COUNT`` entries were written by proxies we
+    run; anything left of them is whatever the client chose to send.
+    ``"unknown"`` when there is none (a request made in-process).
+    """
+    trusted = settings.TRUSTED_PROXY_COUNT
+    if trusted > 0:
+        hops = [hop.strip() for hop in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",") if hop.strip()]
+        if len(hops) >= trusted:
+            return hops[-trusted]
+    return request.META.get("REMOTE_ADDR", "") or "unknown"
+
+
+def client_ip_address(request) -> str | None:
+    """``client_ip`` when it is an IPv4 or IPv6 address, else ``None`` (django-axes' ``AXES_CLIENT_IP_CALLABLE``).
+
+    Login attempts are stored with the address in an IP column (PostgreSQL's
+    ``inet``): "unknown", or whatever a misconfigured proxy passed on, must
+    not make a login a database error.
+    """
+    address = client_ip(request)
+    try:
+        return str(ip_address(address))
+    except ValueError:
+        return None
