@@ -22,7 +22,8 @@ from oauth2_provider.views import (
 from apps.common.text import unstorable_text_reason
 from apps.oauth.redirects import redirect_uri_problem
 from apps.oauth.services import application_deregister
-from apps.oauth.throttle import client_ip, throttle_hit, unlimited
+from apps.common.addresses import client_ip
+from apps.oauth.throttle import throttle_hit, unlimited
 
 PUBLIC_AUTH_METHOD = "none"
 # SPEC A-1: a public client, or a confidential one whose secret comes in the body or in Basic.

@@ -5,10 +5,10 @@ from __future__ import annotations
 from datetime import timedelta
 from ipaddress import ip_address, ip_network
 
+from django.conf import settings
 from django.core.cache import cache
 
 from apps.common import clock
-from apps.common.addresses import client_ip  # noqa: F401  (the address the limits count; registration.py)
 
 
 def unlimited(address: str) -> bool:
