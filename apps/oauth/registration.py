@@ -14,15 +14,12 @@ from datetime import UTC, datetime
 
 from django.conf import settings
 from django.http import HttpResponse, JsonResponse
-from oauth2_provider.views import (
-    DynamicClientRegistrationManagementView,
-    DynamicClientRegistrationView,
-)
+from oauth2_provider.views import DynamicClientRegistrationManagementView, DynamicClientRegistrationView
 
+from apps.common.addresses import client_ip
 from apps.common.text import unstorable_text_reason
 from apps.oauth.redirects import redirect_uri_problem
 from apps.oauth.services import application_deregister
-from apps.common.addresses import client_ip
 from apps.oauth.throttle import throttle_hit, unlimited
 
 PUBLIC_AUTH_METHOD = "none"
