@@ -22,7 +22,6 @@ from django.conf import settings
 from oauth2_provider.scopes import SettingsScopes
 from oauth2_provider.settings import oauth2_settings
 
-
 # SPEC A-10: asked for by clients that want a refresh token (OpenID Connect's name for it); every
 # assistant gets one anyway, so it is dropped wherever a request names it, never refused or issued.
 IGNORED_SCOPES = frozenset({"offline_access"})

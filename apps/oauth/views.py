@@ -25,8 +25,8 @@ from apps.memory.models import Category
 from apps.oauth.cimd import verified_host
 from apps.oauth.forms import ConsentForm
 from apps.oauth.offers import Offer, OfferInvalid
-from apps.oauth.resource import resource_error
 from apps.oauth.page_policy import CONSENT_PAGE_POLICY
+from apps.oauth.resource import resource_error
 from apps.oauth.validators import pkce_problem
 
 
