@@ -80,7 +80,10 @@ def _assert_no_token_logged(log_path, tokens):
 
 
 def test_development_request_log(tmp_path):
-    with _server(tmp_path, ["manage.py", "runserver", "127.0.0.1:{port}", "--noreload"], {"DEBUG": "1"}) as (
+    # The local default's own database: runserver reads its migrations at start-up (the suite's PostgreSQL
+    # cluster holds only the test database).
+    local = {"DEBUG": "1", "DATABASE_URL": f"sqlite:///{tmp_path / 'dev.sqlite3'}"}
+    with _server(tmp_path, ["manage.py", "runserver", "127.0.0.1:{port}", "--noreload"], local) as (
         port, log_path,
     ):
         tokens = _send_all(port)
