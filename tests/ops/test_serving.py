@@ -156,8 +156,12 @@ def _pinned_child(namespace: str) -> subprocess.Popen:
 
 
 def _cpus_of(pid: int) -> set[frozenset[int]]:
-    """The CPU set of every thread of the process."""
-    return {frozenset(os.sched_getaffinity(int(thread))) for thread in os.listdir(f"/proc/{pid}/task")}
+    """The CPU set of every thread of the process (a thread that ends while they are read is left out)."""
+    cpus = set()
+    for thread in os.listdir(f"/proc/{pid}/task"):
+        with contextlib.suppress(ProcessLookupError):
+            cpus.add(frozenset(os.sched_getaffinity(int(thread))))
+    return cpus
 
 
 # SPEC O-3 (docs/performance.md): serving processes take CPUs in turn, every thread of one on the
