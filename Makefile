@@ -36,7 +36,9 @@ serve: migrate
 	@echo "LifeOS Memory (production configuration, $(WEB_WORKERS) workers) at http://$(HOST_PORT)/"
 	DEBUG=0 exec $(PY) -m config.serving --bind $(HOST_PORT) --workers $(WEB_WORKERS)
 
+# Installs (apt) or names what the suite needs, then runs it on SQLite and on a throwaway PostgreSQL.
 test: setup
+	bash .ci/services
 	$(PY) -m tests.run $(PYTEST_ARGS)
 
 # The assistant path under load against the MCP SDK's own server (bench/run.py,
