@@ -143,3 +143,15 @@ def wait_healthy(process: subprocess.Popen, port: int, log: Path, timeout: float
         if time.monotonic() > deadline or process.poll() is not None:
             raise RuntimeError(f"server on port {port} did not start:\n{log.read_text(errors='replace')}")
         time.sleep(0.2)
+
+
+def stop_process_group(process: subprocess.Popen) -> None:
+    """End a served process and its children: TERM, then KILL after 30 s."""
+    import signal
+
+    os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()

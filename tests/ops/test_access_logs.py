@@ -12,13 +12,12 @@ import contextlib
 import http.client
 import os
 import secrets
-import signal
 import subprocess
 
 import pytest
 
 from tests.ops.conftest import BASE_DIR, PYTHON, subprocess_env
-from tests.services import free_port, wait_healthy
+from tests.services import free_port, stop_process_group, wait_healthy
 
 pytestmark = pytest.mark.live
 
@@ -64,12 +63,7 @@ def _server(tmp_path, command: list[str], environ: dict[str, str]):
                 pytest.fail(str(error))
             yield port, log_path
         finally:
-            os.killpg(process.pid, signal.SIGTERM)
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
+            stop_process_group(process)
 
 
 def _assert_no_token_logged(log_path, tokens):

@@ -6,7 +6,6 @@ import asyncio
 import contextlib
 import http.client
 import os
-import signal
 import socket
 import statistics
 import subprocess
@@ -19,7 +18,7 @@ from uvicorn.server import ServerState
 
 from config.serving import NoDelayHTTPProtocol, RedactAccessLog
 from tests.ops.conftest import BASE_DIR, PYTHON, subprocess_env
-from tests.services import free_port, wait_healthy
+from tests.services import free_port, stop_process_group, wait_healthy
 
 
 class _Transport:
@@ -86,12 +85,7 @@ def _serving(tmp_path, *flags: str):
             pytest.fail(str(error))
         yield process
     finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
+        stop_process_group(process)
         log.close()
 
 
