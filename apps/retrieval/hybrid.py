@@ -26,6 +26,8 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from apps.retrieval.backends import BaseSearchBackend, SearchHit, SearchScope
 from apps.retrieval.indexing import normalize
 
@@ -74,26 +76,45 @@ def query_vector(query: str):
 def meaning_hits(backend: BaseSearchBackend, *, owner_id: int, query: str,
                  scopes: Sequence[SearchScope], limit: int = DEPTH) -> list[MeaningHit]:
     """The records whose readable fields are closest in meaning to ``query``, best first."""
-    from apps.retrieval.vectors import similarities
+    from apps.retrieval.vectors import name_of, similarities
 
     found = query_vector(query)
     if found is None:
         return []
     model, vector = found
-    best: dict[tuple[str, int], tuple[float, str, int]] = {}
-    for row_id, kind, record_id, path, score in similarities(backend, owner_id=owner_id, scopes=scopes,
-                                                             model=model, query=vector):
-        key, score = (kind, record_id), round(score, ROUND)
-        if key not in best or (score, path) > best[key][:2]:  # ties: the same field every time
-            best[key] = (score, path, row_id)
-    if not best:
+    scored = similarities(backend, owner_id=owner_id, scopes=scopes, model=model, query=vector)
+    if scored.row_ids.shape[0] == 0:
         return []
-    top = max(score for score, _, _ in best.values())
-    keep = [MeaningHit(row_id, kind, record_id, path, score)
-            for (kind, record_id), (score, path, row_id) in best.items()
-            if score >= FLOOR and score >= top - MARGIN]
-    keep.sort(key=lambda h: (-h.similarity, h.resource_type, h.record_id))
-    return keep[:limit]
+    rounded = np.round(scored.similarities.astype(np.float64), ROUND)
+    # A record scores its best field, so it passes the floor and the margin exactly when one of its rows
+    # does: only those rows are ordered.
+    passing = np.flatnonzero(rounded >= max(FLOOR, float(rounded.max()) - MARGIN))
+    kinds, fields = scored.kinds[passing], scored.fields[passing]
+    kind_order = _name_order(kinds, name_of)
+    field_order = _name_order(fields, name_of)
+    # Best first, then resource type and record id; within a record, ties go to the greater field path
+    # (the same field every time). The first row seen of each record is then its best.
+    order = np.lexsort((-field_order, scored.records[passing], kind_order, -rounded[passing]))
+    keep: list[MeaningHit] = []
+    seen: set[tuple[int, int]] = set()
+    for at in passing[order].tolist():
+        key = (int(scored.kinds[at]), int(scored.records[at]))
+        if key in seen:
+            continue
+        seen.add(key)
+        keep.append(MeaningHit(int(scored.row_ids[at]), name_of(key[0]), key[1],
+                               name_of(int(scored.fields[at])), float(rounded[at])))
+        if len(keep) == limit:
+            break
+    return keep
+
+
+def _name_order(codes: np.ndarray, name_of) -> np.ndarray:
+    """Each code's place in the alphabetical order of the names present."""
+    present = np.unique(codes)
+    ranks = np.empty(int(present.max()) + 1 if present.shape[0] else 0, dtype=np.int64)
+    ranks[present] = np.argsort(np.argsort([name_of(int(c)) for c in present], kind="stable"), kind="stable")
+    return ranks[codes]
 
 
 def _ranks(scores: list[float]) -> list[int]:

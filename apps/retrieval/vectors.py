@@ -2,16 +2,19 @@
 
 Reading a person's vectors is most of a search by meaning: 10,000 facts are
 20,000 rows and 10 MB of vectors. So each process keeps the vectors it read,
-per (database, person, model), as one int8 matrix, and a search reads from
-the database only which rows it may compare — the scope statement, with each
-row's ``updated_at`` — and the vectors of rows it has not seen at that
-``updated_at`` (a changed text changes ``updated_at`` and drops the vector).
+per (database, person, model), as one contiguous int8 matrix sorted by row
+id, with each row's scale, record, type, field and change stamp (its
+``updated_at``) in numpy arrays beside it. A search then reads from the
+database only which rows it may compare — the scope statement, as row ids
+and stamps — and the vectors of rows it does not keep at that stamp (a
+changed text changes ``updated_at`` and drops the vector).
 
-What is compared is decided by that statement alone, on every search: a
-vector kept from an earlier search, another caller's or a wider grant's, is
-used only for a row this search's scope selected (SPEC R-5). The cache holds
-at most ``MAX_ROWS`` vectors (about 52 MB), the least recently searched
-people leaving first.
+What is compared is decided by that statement alone, on every search: the
+kept rows are looked up by id (a sorted search, no per-row Python) and only
+those the statement selected are scored or returned — a vector kept from an
+earlier search, another caller's or a wider grant's, never reaches an answer
+(SPEC R-5). The cache holds at most ``MAX_ROWS`` vectors (about 52 MB), the
+least recently searched people leaving first.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from django.db import connections
@@ -27,37 +31,94 @@ from apps.retrieval.embeddings.codec import HEADER
 
 MAX_ROWS = 100_000
 FETCH = 2_000  # vectors per statement
+CHUNK = 256  # rows per product: small enough that OpenBLAS stays on one thread (docs/search.md "Speed")
+
+_names_lock = threading.Lock()
+_names: dict[str, int] = {}  # resource types and field paths, interned: the arrays hold small codes
+_named: list[str] = []
+
+
+def _code(name: str) -> int:
+    code = _names.get(name)
+    if code is None:
+        with _names_lock:
+            code = _names.setdefault(name, len(_named))
+            if code == len(_named):
+                _named.append(name)
+    return code
+
+
+def name_of(code: int) -> str:
+    return _named[code]
+
+
+@dataclass(frozen=True)
+class Scored:
+    """Every row in scope with a vector, as parallel arrays: its id, type and field codes, record, similarity."""
+
+    row_ids: np.ndarray
+    kinds: np.ndarray  # codes: ``name_of``
+    records: np.ndarray
+    fields: np.ndarray  # codes: ``name_of``
+    similarities: np.ndarray  # float32
+
+
+EMPTY = Scored(*(np.empty(0, dtype=np.int64) for _ in range(4)), np.empty(0, dtype=np.float32))
 
 
 class _Kept:
-    """One person's vectors of one model: row id → (updated_at, position in ``matrix``)."""
+    """One person's vectors of one model, sorted by row id."""
 
     def __init__(self, dim: int):
         self.lock = threading.Lock()  # one search at a time reads or grows it
-        self.at: dict[int, tuple[object, int]] = {}
-        self.matrix = np.empty((0, dim), dtype=np.int8)
+        self.ids = np.empty(0, dtype=np.int64)
+        self.stamps = np.empty(0, dtype=np.int64)
+        self.kinds = np.empty(0, dtype=np.int32)
+        self.records = np.empty(0, dtype=np.int64)
+        self.fields = np.empty(0, dtype=np.int32)
         self.scales = np.empty(0, dtype=np.float32)
+        self.matrix = np.empty((0, dim), dtype=np.int8)
 
-    def add(self, rows: list[tuple[int, object, bytes]]) -> None:
+    def find(self, ids: np.ndarray) -> np.ndarray:
+        """Each id's position, or -1 where it is not kept."""
+        at = np.searchsorted(self.ids, ids)
+        inside = at < self.ids.shape[0]
+        found = np.zeros(ids.shape[0], dtype=bool)
+        found[inside] = self.ids[at[inside]] == ids[inside]
+        return np.where(found, at, -1)
+
+    def merge(self, rows: list[tuple], keep: np.ndarray) -> None:
+        """Add ``rows`` (``backend.vector_rows``), replacing those ids; of the rest only
+        the positions ``keep`` stay when most of what is kept is no longer searched."""
         dim = self.matrix.shape[1]
-        rows = [row for row in rows if len(row[2]) == HEADER + dim]
+        rows = [row for row in rows if len(row[5]) == HEADER + dim]
         if not rows:
             return
-        raw = np.frombuffer(b"".join(bytes(row[2]) for row in rows), dtype=np.uint8).reshape(len(rows), HEADER + dim)
-        if self.matrix.shape[0] > 2 * len(self.at) + 1_000:  # mostly replaced vectors: drop the old ones
-            live = sorted(self.at.items(), key=lambda item: item[1][1])
-            positions = np.fromiter((position for _, (_, position) in live), dtype=np.int64, count=len(live))
-            self.matrix, self.scales = self.matrix[positions], self.scales[positions]
-            self.at = {row_id: (updated_at, i) for i, (row_id, (updated_at, _)) in enumerate(live)}
-        start = self.matrix.shape[0]
-        self.matrix = np.concatenate([self.matrix, raw[:, HEADER:].view(np.int8)])
-        self.scales = np.concatenate([self.scales, raw[:, :HEADER].copy().view(np.float32).reshape(-1)])
-        for offset, (row_id, updated_at, _) in enumerate(rows):
-            self.at[row_id] = (updated_at, start + offset)
+        raw = np.frombuffer(b"".join(bytes(row[5]) for row in rows), dtype=np.uint8).reshape(len(rows), HEADER + dim)
+        new_ids = np.fromiter((row[0] for row in rows), dtype=np.int64, count=len(rows))
+        old = np.ones(self.ids.shape[0], dtype=bool)
+        if self.ids.shape[0] > 2 * keep.shape[0] + 1_000:  # mostly rows no search asks for: drop them
+            old[:] = False
+            old[keep] = True
+        replaced = self.find(new_ids)
+        old[replaced[replaced >= 0]] = False
+        order = np.argsort(np.concatenate([self.ids[old], new_ids]), kind="stable")
+        self.ids = np.concatenate([self.ids[old], new_ids])[order]
+        self.stamps = np.concatenate([self.stamps[old], np.fromiter(
+            (row[1] for row in rows), dtype=np.int64, count=len(rows))])[order]
+        self.kinds = np.concatenate([self.kinds[old], np.fromiter(
+            (_code(row[2]) for row in rows), dtype=np.int32, count=len(rows))])[order]
+        self.records = np.concatenate([self.records[old], np.fromiter(
+            (row[3] for row in rows), dtype=np.int64, count=len(rows))])[order]
+        self.fields = np.concatenate([self.fields[old], np.fromiter(
+            (_code(row[4]) for row in rows), dtype=np.int32, count=len(rows))])[order]
+        self.scales = np.concatenate([self.scales[old], raw[:, :HEADER].copy().view(np.float32).reshape(-1)])[order]
+        self.matrix = np.ascontiguousarray(np.concatenate([self.matrix[old], raw[:, HEADER:].view(np.int8)])[order])
 
 
 _lock = threading.Lock()
 _kept: OrderedDict[tuple, _Kept] = OrderedDict()
+_scratch = threading.local()
 
 
 def _entry(key: tuple, dim: int) -> _Kept:
@@ -71,32 +132,51 @@ def _entry(key: tuple, dim: int) -> _Kept:
         return kept
 
 
-def similarities(backend, *, owner_id: int, scopes: Sequence, model: str,
-                 query: np.ndarray) -> list[tuple[int, str, int, str, float]]:
-    """(row id, resource type, record id, field, similarity) of every row in scope that has a vector."""
-    built = backend.vector_sql(owner_id=owner_id, scopes=scopes, model=model)
+def _products(matrix: np.ndarray, positions: np.ndarray | None, query: np.ndarray) -> np.ndarray:
+    """``matrix[positions] · query`` (all rows when ``positions`` is None), a chunk at a time."""
+    count = matrix.shape[0] if positions is None else positions.shape[0]
+    out = np.empty(count, dtype=np.float32)
+    buffer = getattr(_scratch, "buffer", None)
+    if buffer is None or buffer.shape[1] != matrix.shape[1]:
+        buffer = _scratch.buffer = np.empty((CHUNK, matrix.shape[1]), dtype=np.float32)
+    for start in range(0, count, CHUNK):
+        stop = min(start + CHUNK, count)
+        part = matrix[start:stop] if positions is None else matrix[positions[start:stop]]
+        np.copyto(buffer[:stop - start], part, casting="unsafe")
+        np.matmul(buffer[:stop - start], query, out=out[start:stop])
+    return out
+
+
+def similarities(backend, *, owner_id: int, scopes: Sequence, model: str, query: np.ndarray) -> Scored:
+    """Every row in scope that has a vector of ``model``, with its similarity to the unit ``query``."""
+    built = backend.vector_scope_sql(owner_id=owner_id, scopes=scopes, model=model)
     if built is None:
-        return []
+        return EMPTY
     with connections[backend.using].cursor() as cursor:
-        cursor.execute(*built)
-        rows = cursor.fetchall()
-        if not rows:
-            return []
+        ids, stamps = backend.vector_scope(cursor, *built)
+        if ids.shape[0] == 0:
+            return EMPTY
         kept = _entry((backend.using, owner_id, model), query.shape[0])
         with kept.lock:
-            wanted = [row[0] for row in rows if kept.at.get(row[0], (None,))[0] != row[4]]
-            for at in range(0, len(wanted), FETCH):
-                chunk = wanted[at:at + FETCH]
-                cursor.execute(f"SELECT id, updated_at, vector FROM {backend.table} WHERE id IN "
-                               f"({', '.join(['%s'] * len(chunk))}) AND vector_model = %s", [*chunk, model])
-                kept.add(cursor.fetchall())
-            present = [(row, kept.at[row[0]][1]) for row in rows if row[0] in kept.at]
-            if not present:
-                return []
-            positions = np.fromiter((position for _, position in present), dtype=np.int64, count=len(present))
-            matrix, scales = kept.matrix[positions], kept.scales[positions]
-    scores = (matrix.astype(np.float32) @ query.astype(np.float32)) * scales
-    return [(row[0], row[1], int(row[2]), row[3], score) for (row, _), score in zip(present, scores.tolist())]
+            at = kept.find(ids)
+            stale = at < 0
+            stale[~stale] = kept.stamps[at[~stale]] != stamps[~stale]
+            wanted = ids[stale].tolist()
+            if wanted:
+                fetched = []
+                for start in range(0, len(wanted), FETCH):
+                    fetched += backend.vector_rows(cursor, wanted[start:start + FETCH], model)
+                kept.merge(fetched, at[~stale])
+                at = kept.find(ids)
+            at = at[at >= 0]  # a row whose vector went meanwhile is left out
+            if at.shape[0] == 0:
+                return EMPTY
+            whole = at.shape[0] == kept.ids.shape[0]  # every kept row in scope: positions are 0 … n-1
+            if whole:
+                at = np.arange(at.shape[0])
+            query = np.ascontiguousarray(query, dtype=np.float32)
+            scores = _products(kept.matrix, None if whole else at, query) * kept.scales[at]
+            return Scored(kept.ids[at], kept.kinds[at], kept.records[at], kept.fields[at], scores)
 
 
 def forget() -> None:

@@ -30,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
 from django.core.exceptions import EmptyResultSet
 from django.db import connections
 from django.db.models import QuerySet
@@ -125,18 +126,39 @@ class BaseSearchBackend:
         ]
         return sql, params
 
-    def vector_sql(self, *, owner_id: int, scopes: Sequence[SearchScope], model: str) -> tuple[str, list] | None:
+    # --- Meaning vectors (SPEC S-4, R-5; apps.retrieval.vectors) -------------------------------
+
+    # A row's change stamp: ``updated_at`` moves whenever its text (and so its vector) changes.
+    stamp_sql = "p.updated_at"
+
+    def vector_scope_sql(self, *, owner_id: int, scopes: Sequence[SearchScope], model: str) -> tuple[str, list] | None:
         """The statement naming the rows whose meaning vectors a search may compare (SPEC S-4, R-5).
 
         The same owner and scope clause as the keyword statement: only fields
         the caller may read, of records it may see, ever reach the comparison.
+        It selects each row's id and change stamp, nothing else.
         """
         scope = self._scope_clause(scopes)
         if scope is None:
             return None
-        sql = (f"SELECT p.id, p.resource_type, p.record_id, p.field, p.updated_at FROM {self.table} p"
+        sql = (f"SELECT p.id, {self.stamp_sql} FROM {self.table} p"
                f" WHERE p.owner_id = {self.owner_placeholder()} AND ({scope[0]}) AND p.vector_model = %s")
         return sql, [owner_id, *scope[1], model]
+
+    def vector_scope(self, cursor, sql: str, params: list) -> tuple[np.ndarray, np.ndarray]:
+        """Run ``vector_scope_sql``'s statement: (row ids, their stamps) as int64 arrays."""
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+        return (np.fromiter((row[0] for row in rows), dtype=np.int64, count=len(rows)),
+                np.fromiter((stamp(row[1]) for row in rows), dtype=np.int64, count=len(rows)))
+
+    def vector_rows(self, cursor, row_ids: list[int], model: str) -> list[tuple]:
+        """(id, stamp, resource type, record id, field, vector) of these rows, where they hold ``model``'s vector."""
+        cursor.execute(f"SELECT p.id, {self.stamp_sql}, p.resource_type, p.record_id, p.field, p.vector"
+                       f" FROM {self.table} p WHERE p.id IN ({', '.join(['%s'] * len(row_ids))})"
+                       " AND p.vector_model = %s", [*row_ids, model])
+        return [(row_id, stamp(at), kind, int(record_id), path, bytes(vector))
+                for row_id, at, kind, record_id, path, vector in cursor.fetchall()]
 
     def _scope_clause(self, scopes: Sequence[SearchScope]) -> tuple[str, list] | None:
         parts, params = [], []
@@ -210,6 +232,15 @@ class BaseSearchBackend:
     def rebuild_index(self) -> None:
         """Bring the database's search index in step with the projection rows."""
         raise NotImplementedError
+
+
+def stamp(value) -> int:
+    """A change stamp as an int64: an integer, eight big-endian bytes, or (any other value) its hash here."""
+    if isinstance(value, int):
+        return value
+    if isinstance(value, (bytes, memoryview)) and len(value) == 8:
+        return int.from_bytes(value, "big", signed=True)
+    return hash(value) & 0x7FFF_FFFF_FFFF_FFFF
 
 
 def like_pattern(term: str) -> str:
