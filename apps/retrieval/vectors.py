@@ -132,7 +132,7 @@ def _entry(key: tuple, dim: int) -> _Kept:
         return kept
 
 
-def _products(matrix: np.ndarray, positions: np.ndarray | None, query: np.ndarray) -> np.ndarray:
+def products(matrix: np.ndarray, positions: np.ndarray | None, query: np.ndarray) -> np.ndarray:
     """``matrix[positions] · query`` (all rows when ``positions`` is None), a chunk at a time."""
     count = matrix.shape[0] if positions is None else positions.shape[0]
     out = np.empty(count, dtype=np.float32)
@@ -175,7 +175,7 @@ def similarities(backend, *, owner_id: int, scopes: Sequence, model: str, query:
             if whole:
                 at = np.arange(at.shape[0])
             query = np.ascontiguousarray(query, dtype=np.float32)
-            scores = _products(kept.matrix, None if whole else at, query) * kept.scales[at]
+            scores = products(kept.matrix, None if whole else at, query) * kept.scales[at]
             return Scored(kept.ids[at], kept.kinds[at], kept.records[at], kept.fields[at], scores)
 
 
