@@ -106,11 +106,12 @@ def facts_scale(*, facts: int = 10_000, rounds: int = ROUNDS) -> dict:
     asked["distinct"] = lambda number: DISTINCT_QUERIES[number % len(DISTINCT_QUERIES)]
     with override_settings(DEBUG=False):
         for name, query in asked.items():
-            on = _time(lambda number: search_user_context(grant, {"query": query(number), "limit": 10}),
-                       min(rounds, len(DISTINCT_QUERIES) - 1))
+            def ask(number, query=query):
+                return search_user_context(grant, {"query": query(number), "limit": 10})
+
+            on = _time(ask, min(rounds, len(DISTINCT_QUERIES) - 1))
             with override_settings(SEARCH_EMBEDDINGS={}):
-                off = _time(lambda number: search_user_context(grant, {"query": query(number), "limit": 10}),
-                            min(rounds, len(DISTINCT_QUERIES) - 1))
+                off = _time(ask, min(rounds, len(DISTINCT_QUERIES) - 1))
             result["kinds"][name] = {"query": query(0) if name != "distinct" else "(a new question each call)",
                                      "meaning": on, "words_only": off}
     result["load_after"] = _load()

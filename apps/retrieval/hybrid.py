@@ -60,8 +60,9 @@ class FusedHit:
     field: str | None  # the field of the meaning match
 
 
-# A query's vector is a pure function of the embedder (built once per process and configuration) and the
-# normalized text: a query asked again (the next page, a retry) skips the encoder. 1,024 vectors: about 2 MB.
+# A local model's query vector is a pure function of the embedder (built once per process and configuration)
+# and the normalized text: a query asked again (the next page, a retry) skips the encoder. 1,024 vectors are
+# about 2 MB. A remote service's answers are not kept: while it is down, search is by words (SPEC S-4).
 _asked = BoundedMemo(1_024)
 
 
@@ -73,15 +74,16 @@ def query_vector(query: str):
     if embedder is None:
         return None
     text = normalize(query)
-    vector = _asked.get((id(embedder), text))
+    vector = _asked.get((id(embedder), text)) if embedder.local else None
     if vector is None:
         try:
             vector = embedder.embed([text])[0]
         except EmbeddingUnavailable as exc:
             log.warning("searching by words alone: %s", exc)
             return None
-        vector.flags.writeable = False  # shared by every search that asks it again
-        _asked.put((id(embedder), text), vector)
+        if embedder.local:
+            vector.flags.writeable = False  # shared by every search that asks it again
+            _asked.put((id(embedder), text), vector)
     return embedder.name, vector
 
 

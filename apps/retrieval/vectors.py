@@ -30,6 +30,7 @@ from django.db import connections
 from apps.retrieval.embeddings.codec import HEADER
 
 MAX_ROWS = 100_000
+UNSEEN = 64  # searches of a person after which a row no scope held may be dropped
 FETCH = 2_000  # vectors per statement
 CHUNK = 256  # rows per product: small enough that OpenBLAS stays on one thread (docs/search.md "Speed")
 
@@ -78,6 +79,8 @@ class _Kept:
         self.fields = np.empty(0, dtype=np.int32)
         self.scales = np.empty(0, dtype=np.float32)
         self.matrix = np.empty((0, dim), dtype=np.int8)
+        self.searches = 0
+        self.seen = np.empty(0, dtype=np.int64)  # the last search whose scope held each row
 
     def find(self, ids: np.ndarray) -> np.ndarray:
         """Each id's position, or -1 where it is not kept."""
@@ -87,19 +90,18 @@ class _Kept:
         found[inside] = self.ids[at[inside]] == ids[inside]
         return np.where(found, at, -1)
 
-    def merge(self, rows: list[tuple], keep: np.ndarray) -> None:
-        """Add ``rows`` (``backend.vector_rows``), replacing those ids; of the rest only
-        the positions ``keep`` stay when most of what is kept is no longer searched."""
+    def merge(self, rows: list[tuple]) -> None:
+        """Add ``rows`` (``backend.vector_rows``), replacing those ids. Rows no scope held in the last
+        ``UNSEEN`` searches go when they are most of what is kept (deleted records, ended shares)."""
         dim = self.matrix.shape[1]
         rows = [row for row in rows if len(row[5]) == HEADER + dim]
         if not rows:
             return
         raw = np.frombuffer(b"".join(bytes(row[5]) for row in rows), dtype=np.uint8).reshape(len(rows), HEADER + dim)
         new_ids = np.fromiter((row[0] for row in rows), dtype=np.int64, count=len(rows))
-        old = np.ones(self.ids.shape[0], dtype=bool)
-        if self.ids.shape[0] > 2 * keep.shape[0] + 1_000:  # mostly rows no search asks for: drop them
-            old[:] = False
-            old[keep] = True
+        old = self.seen > self.searches - UNSEEN
+        if old.all() or old.sum() * 2 > old.shape[0]:
+            old[:] = True
         replaced = self.find(new_ids)
         old[replaced[replaced >= 0]] = False
         order = np.argsort(np.concatenate([self.ids[old], new_ids]), kind="stable")
@@ -114,6 +116,7 @@ class _Kept:
             (_code(row[4]) for row in rows), dtype=np.int32, count=len(rows))])[order]
         self.scales = np.concatenate([self.scales[old], raw[:, :HEADER].copy().view(np.float32).reshape(-1)])[order]
         self.matrix = np.ascontiguousarray(np.concatenate([self.matrix[old], raw[:, HEADER:].view(np.int8)])[order])
+        self.seen = np.concatenate([self.seen[old], np.full(len(rows), self.searches, dtype=np.int64)])[order]
 
 
 _lock = threading.Lock()
@@ -158,17 +161,25 @@ def similarities(backend, *, owner_id: int, scopes: Sequence, model: str, query:
             return EMPTY
         kept = _entry((backend.using, owner_id, model), query.shape[0])
         with kept.lock:
+            kept.searches += 1
             at = kept.find(ids)
             stale = at < 0
             stale[~stale] = kept.stamps[at[~stale]] != stamps[~stale]
-            wanted = ids[stale].tolist()
-            if wanted:
+            if stale.any():
+                wanted = ids[stale].tolist()
                 fetched = []
                 for start in range(0, len(wanted), FETCH):
                     fetched += backend.vector_rows(cursor, wanted[start:start + FETCH], model)
-                kept.merge(fetched, at[~stale])
+                kept.seen[at[~stale]] = kept.searches
+                kept.merge(fetched)
                 at = kept.find(ids)
-            at = at[at >= 0]  # a row whose vector went meanwhile is left out
+                # A row whose vector went between the two statements is left out, not compared by its old one.
+                gone = np.setdiff1d(ids[stale], np.fromiter((row[0] for row in fetched), dtype=np.int64,
+                                                            count=len(fetched)))
+                if gone.shape[0]:
+                    at[np.isin(ids, gone)] = -1
+            at = at[at >= 0]
+            kept.seen[at] = kept.searches
             if at.shape[0] == 0:
                 return EMPTY
             whole = at.shape[0] == kept.ids.shape[0]  # every kept row in scope: positions are 0 … n-1

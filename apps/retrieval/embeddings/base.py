@@ -25,6 +25,7 @@ class Embedder:
 
     name: str = ""
     dim: int = 0
+    local = False  # computed in this process, the same vector for the same text every time
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """(len(texts), dim) float32, each row of length 1 (or 0 for an empty text)."""

@@ -21,6 +21,7 @@ MODEL = "use-multilingual-v3"
 class LocalEmbedder(Embedder):
     name = MODEL
     dim = 512
+    local = True
 
     def __init__(self, threads: int | str = 1):
         # One BLAS thread: a query is a tiny matrix product, and on a busy machine several threads
