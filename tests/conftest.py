@@ -49,9 +49,12 @@ def pytest_collection_modifyitems(config, items):
     if DATABASE_LABEL == "postgresql":
         return
     skip = pytest.mark.skip(reason="PostgreSQL only: runs in the PostgreSQL pass")
+    production = pytest.mark.skip(reason="the production configuration: runs in the PostgreSQL pass")
     for item in items:
         if "postgres_only" in item.keywords:
             item.add_marker(skip)
+        elif "production" in item.keywords:
+            item.add_marker(production)
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from apps.memory.services.resources import transcript_segments
 from tests.ops.conftest import PRODUCTION_ENV
 from tests.services import s3_server
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.production, pytest.mark.django_db]
 
 BUCKET = "lifeos-media"
 
