@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from apps.common.errors import CodedError
+
 # Tool error codes (SPEC M-8). Stable: clients and tests match on them.
 INVALID_ARGUMENT = "invalid_argument"
 CONVERSATION_REFUSED = "conversation_refused"
@@ -46,18 +48,18 @@ RPC_UNAVAILABLE = -32012
 RPC_INVALID_REQUEST = -32600  # standard JSON-RPC
 
 
-class ToolError(Exception):
-    """A tool call that failed in a way the assistant should read and act on."""
+class ToolError(CodedError):
+    """A tool call that failed in a way the assistant should read and act on; on the wire only code and message."""
 
     def __init__(self, code: str, message: str):
         if code not in TOOL_ERROR_CODES:
             raise ValueError(f"unknown tool error code {code!r}")
-        super().__init__(message)
-        self.code = code
-        self.message = message
+        super().__init__(code, message)
 
-    def payload(self) -> dict[str, str]:
-        return {"code": self.code, "message": self.message}
+
+def tool_error(error: CodedError) -> ToolError:
+    """A refusal from a service as the tool error the assistant reads: its own code when it is a tool code."""
+    return ToolError(error.code if error.code in TOOL_ERROR_CODES else INVALID_ARGUMENT, error.message)
 
 
 class NotAdmitted(Exception):

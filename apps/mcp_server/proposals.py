@@ -10,7 +10,7 @@ from typing import Any
 
 from apps.consent.services import ConsentError
 from apps.consent.services.proposals import ProposalError, proposal_submit
-from apps.mcp_server.errors import INVALID_ARGUMENT, TOOL_ERROR_CODES, UNAVAILABLE, ToolError
+from apps.mcp_server.errors import UNAVAILABLE, ToolError, tool_error
 from apps.mcp_server.handlers import Answer
 
 
@@ -18,8 +18,7 @@ def propose_memory(grant, arguments: dict[str, Any]) -> Answer:
     try:
         proposal = proposal_submit(connection=grant.connection, arguments=arguments)
     except ProposalError as error:
-        code = error.code if error.code in TOOL_ERROR_CODES else INVALID_ARGUMENT
-        raise ToolError(code, error.message) from None
+        raise tool_error(error) from None
     except ConsentError as error:  # revoked between the token check and now; the next request gets 401
         raise ToolError(UNAVAILABLE, error.message) from None
     # "pending" means waiting for the person, not remembered (SPEC P-4).

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from apps.mcp_server.errors import INVALID_ARGUMENT, TOOL_ERROR_CODES, ToolError
+from apps.mcp_server.errors import tool_error
 from apps.mcp_server.handlers import Answer
 from apps.mcp_server.profile import fit, profile_snapshot
 from apps.mcp_server.schemas import SEARCH_LIMIT_MAX
@@ -33,8 +33,7 @@ def search_user_context(grant, arguments: dict[str, Any]) -> Answer:
             limit=arguments.get("limit", SEARCH_LIMIT_MAX),
         )
     except SearchError as error:
-        code = error.code if error.code in TOOL_ERROR_CODES else INVALID_ARGUMENT
-        raise ToolError(code, error.message) from None
+        raise tool_error(error) from None
     snapshot = profile_snapshot(connection=grant.connection, ids=found.ids)
     # In rank order; a match no longer visible by the time of the read is left out.
     current = {fact.id: fact for fact in snapshot.facts}

@@ -93,7 +93,7 @@ async def _call_tool(ctx, params: types.CallToolRequestParams) -> types.CallTool
     except NotAdmitted as refused:
         raise _not_admitted(refused) from None
     except ToolError as error:
-        return tool_result(error.payload(), is_error=True)
+        return tool_result(error.as_dict(), is_error=True)
     return tool_result(payload)
 
 
@@ -130,7 +130,7 @@ async def _read_resource(ctx, params: types.ReadResourceRequestParams) -> types.
     except NotAdmitted as refused:
         raise _not_admitted(refused) from None
     except ToolError as error:
-        raise MCPError(INVALID_PARAMS, error.message, data=error.payload()) from None
+        raise MCPError(INVALID_PARAMS, error.message, data=error.as_dict()) from None
     return types.ReadResourceResult(
         contents=[types.TextResourceContents(uri=uri, mime_type="application/json", text=_json(payload))]
     )

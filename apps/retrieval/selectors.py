@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from apps.common.errors import CodedError
 from apps.consent.models import Connection
 from apps.consent.selectors import visible_facts
 from apps.memory.models import Fact
@@ -33,14 +34,8 @@ LIMIT_MAX = 10  # SPEC M-2
 EXTERNAL_FACT_FIELDS = ("/label", "/value")
 
 
-class SearchError(Exception):
+class SearchError(CodedError):
     """A search request the rules refuse; ``code`` is ``invalid_argument``, ``field`` names the argument."""
-
-    def __init__(self, code: str, message: str, field: str | None = None):
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.field = field
 
 
 @dataclass(frozen=True)

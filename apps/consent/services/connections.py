@@ -8,6 +8,7 @@ from django.db import transaction
 from oauth2_provider.models import get_access_token_model, get_grant_model, get_refresh_token_model
 
 from apps.common import clock
+from apps.common.errors import CodedError
 from apps.consent import scopes as scope_rules
 from apps.consent.models import Connection, FactShare
 from apps.memory.models import Category
@@ -15,13 +16,11 @@ from apps.memory.models import Category
 LAST_USED_RESOLUTION = timedelta(minutes=1)
 
 
-class ConsentError(Exception):
+class ConsentError(CodedError):
     """A request to grant or change access that the rules refuse."""
 
     def __init__(self, code: str, message: str, *, fact_ids: tuple[int, ...] = ()):
-        super().__init__(message)
-        self.code = code
-        self.message = message
+        super().__init__(code, message)
         self.fact_ids = fact_ids  # the facts the refusal is about, where it is about facts
 
 

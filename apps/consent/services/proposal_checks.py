@@ -15,6 +15,7 @@ import re
 import unicodedata
 from dataclasses import asdict, dataclass
 
+from apps.common.errors import CodedError
 from apps.consent import scopes as scope_rules
 from apps.memory.detectors import detect_secrets
 from apps.memory.models import Category
@@ -46,20 +47,8 @@ PROPOSAL_EXPIRED = "proposal_expired"
 TOO_MANY_PENDING = "too_many_pending"  # SPEC P-8
 
 
-class ProposalError(Exception):
-    """A proposal the rules refuse, or an action on a proposal that cannot be taken.
-
-    ``code`` is stable; ``field`` names the argument at fault when there is one.
-    """
-
-    def __init__(self, code: str, message: str, field: str | None = None):
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.field = field
-
-    def __repr__(self) -> str:
-        return f"ProposalError({self.code!r}, {self.message!r}, field={self.field!r})"
+class ProposalError(CodedError):
+    """A proposal the rules refuse, or an action on a proposal that cannot be taken."""
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,8 @@ answers an empty result in place of a refusal.
 
 from __future__ import annotations
 
+from apps.common.errors import CodedError
+
 # code → HTTP status the internal API answers with. One table, one home.
 STATUS = {
     # the request itself (SPEC R-3)
@@ -45,26 +47,20 @@ STATUS = {
 }
 
 
-class LayerError(Exception):
-    """A refusal with a stable ``code``; ``pointer`` locates the offending part of the request."""
+class LayerError(CodedError):
+    """A refusal with a code from ``STATUS``; its field is the JSON Pointer of the offending part of the request."""
+
+    FIELD_KEY = "pointer"
 
     def __init__(self, code: str, message: str, *, pointer: str | None = None):
         if code not in STATUS:
             raise ValueError(f"unknown error code {code!r}")
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.pointer = pointer
+        super().__init__(code, message, pointer)
+
+    @property
+    def pointer(self) -> str | None:
+        return self.field
 
     @property
     def http_status(self) -> int:
         return STATUS[self.code]
-
-    def as_dict(self) -> dict:
-        error = {"code": self.code, "message": self.message}
-        if self.pointer is not None:
-            error["pointer"] = self.pointer
-        return error
-
-    def __repr__(self) -> str:
-        return f"LayerError({self.code!r}, {self.message!r}, pointer={self.pointer!r})"
