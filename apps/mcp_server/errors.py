@@ -1,9 +1,6 @@
 """Errors as values with stable codes (SPEC M-8, A-8, M-10).
 
-Tool handlers raise ``ToolError``; ``server.py`` is the one place it becomes
-an ``isError`` result whose structured content and text are the same
-``{"code", "message"}`` JSON. Refusals made before MCP dispatch (401, 403,
-503 …) are ``Refusal`` values, worded as responses in ``responses.py``.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations
@@ -77,10 +74,7 @@ class NotAdmitted(Exception):
 class Refusal:
     """Why /mcp will not serve a request, decided before any MCP dispatch.
 
-    ``error`` is the stable machine code (OAuth's ``invalid_token`` /
-    ``insufficient_scope`` where RFC 6750 names one); ``scopes`` are the scopes
-    a 403 names; ``challenge`` says whether a 401/403 carries the Bearer
-    challenge with ``resource_metadata`` (SPEC A-8).
+    ``error``: the stable code; ``scopes``: those a 403 names; ``challenge``: a Bearer challenge (SPEC A-8).
     """
 
     status: int

@@ -1,7 +1,6 @@
 """``propose_memory``: an assistant suggests, the person decides (SPEC P-1 … P-4, P-7).
 
-The proposal service owns every rule; this only translates its answer. The
-scope the ``op`` needs was checked before dispatch (SPEC A-8, P-3).
+Also SPEC A-8, P-3. Design notes: docs/design.md.
 """
 
 from __future__ import annotations

@@ -1,12 +1,6 @@
 """``search_user_context``: matching shared facts, never the whole profile (SPEC S-1, S-2, M-6).
 
-Matching is the retrieval layer's (``search_visible_matches``, the ranking of
-``search_visible_facts``, over the visible set only): it gives the ranked ids.
-Then one read of the visible set (``profile_snapshot`` with those ids) gives
-the version of the whole set and the matched facts as they are in that same
-read, so a fact is always shown exactly as the version describes it. A page
-is cut to the byte budget (``next_offset`` then continues after the last fact
-kept). Two statements, whatever the number of facts.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
 """Errors of the resource access layer: values with stable codes (SPEC R-3, R-4, R-10, R-12).
 
-Every refusal names a ``code`` and, when the request is at fault, the JSON
-Pointer of the offending part of the request (``pointer``). The layer never
-answers an empty result in place of a refusal.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations
