@@ -1,8 +1,6 @@
 """The page a locked-out login gets (SPEC A-11): django-axes' ``AXES_LOCKOUT_CALLABLE``.
 
-The same page, status and headers whatever was typed: whether the account
-exists, whether the password was right, which of the two limits (the
-account's or the address's) was reached — none of it shows.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations

@@ -1,11 +1,6 @@
 """Internal agents authenticate as confidential OAuth clients (client credentials), never with a shared key.
 
-DOT's ``OAuth2Authentication`` checks the bearer token (hashed storage,
-expiry, resource binding); this class then insists that the token was issued
-to a confidential client-credentials application that is an agent with a
-policy, to no user, and with the ``internal:agents`` scope (which the
-authorization server issues to nothing else, ``apps/oauth/scope_backend.py``):
-an assistant's token (public client, a person's consent) is never an agent's.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations

@@ -1,10 +1,6 @@
 """Internal agents: their policies and their runs' frozen grants (SPEC D-7, R-4).
 
-An agent is a confidential OAuth client (client credentials); its
-``AgentPolicy`` says, per resource type, which operations and which fields
-it may use. Starting a run freezes the policy's grant into a ``RunSnapshot``;
-every call of the run is then allowed what the snapshot ∩ the policy as it
-is now ∩ the internal audience cap allow.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations

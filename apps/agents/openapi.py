@@ -1,8 +1,6 @@
 """The internal API as OpenAPI 3.1, generated from the resource declarations.
 
-Served at ``/internal/openapi.json``. Resource types, their filters and the
-error codes come from the same declarations and tables the code uses, so the
-document cannot drift from what the API accepts.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations

@@ -90,10 +90,7 @@ def _run(*, policy: AgentPolicy, run_id, thread_id: str, lock: bool = False) -> 
 def run_access(*, policy: AgentPolicy, run_id, thread_id: str) -> Access:
     """What this call of the run may do: snapshot ∩ current policy (∩ the internal cap, in the layer).
 
-    Computed afresh on every call from one read of the run, its person's
-    account, its agent's policy and the policy's grants
-    (``selectors.run_state``): an ended run, a deactivated person, a disabled
-    policy or a narrowed grant counts on the very next call.
+    Read afresh on every call, so an ended run, a disabled policy or a narrowed grant counts at once.
     """
     run = selectors.run_state(run_id)
     _check(run, policy=policy, thread_id=thread_id)

@@ -1,9 +1,6 @@
 """The internal API (SPEC R-2 … R-4): start a run, list / search / read within it, end it.
 
-Views parse, call one service or the layer, answer. Bodies are JSON parsed
-strictly by the layer (duplicate keys, unknown keys, ``null`` … refused with
-a code and a JSON Pointer); answers are serialized by the layer too, so the
-byte budgets it enforces are the bytes sent.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations
@@ -43,10 +40,7 @@ def _run_json(run) -> dict:
 
 
 class UnparsedBody(BaseParser):
-    """DRF must not parse bodies (its JSON parser accepts duplicate keys): the layer does, strictly.
-
-    Authentication looks at ``request.POST`` for a body token; it finds none here.
-    """
+    """DRF must not parse bodies (its JSON parser accepts duplicate keys): the layer does, strictly."""
 
     media_type = "*/*"
 

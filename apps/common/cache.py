@@ -1,12 +1,6 @@
 """Django's Redis cache backend, with one Redis client per connection pool.
 
-Django's ``RedisCacheClient`` builds a new ``redis.Redis`` object for every
-command (the pool behind it is shared); building it costs more CPU than the
-command's round trip, and /mcp issues a command on every call
-(docs/performance.md). A ``redis.Redis`` client is thread-safe — each command
-takes a connection from the pool — so one per pool serves every thread.
-Configured as the cache ``BACKEND`` (``config/settings.py``); behaviour is
-otherwise Django's own.
+Design notes: docs/performance.md (How the hot paths are built).
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
 """A bounded, thread-safe map kept per process: what a hot path computed once and may reuse.
 
-Only for values that are pure functions of their key (a digest, or change
-stamps read from the database in the same statement), so an entry is never
-stale, only forgotten: the oldest goes first when the map is full.
+Design notes: docs/performance.md (How the hot paths are built).
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
 """A migration operation running SQL written for each database vendor.
 
-The search indexes differ by database (pg_trgm on PostgreSQL, an FTS5 table
-on SQLite): a migration names the statements per vendor, and a database whose
-vendor it does not name runs nothing.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
 """Admin for connections, shares and access history (SPEC AD-1).
 
-Read-only: these rows change only through ``apps.consent.services``. Staff
-may revoke connections, which goes through ``connection_revoke`` like the
-person's own page (SPEC C-7). Proposals have their own admin module.
+Also SPEC C-7. Design notes: docs/design.md.
 """
 
 from django.contrib import admin

@@ -12,7 +12,8 @@ from apps.consent.services import proposal_expire, proposal_expire_due
 
 class StatusNowFilter(admin.SimpleListFilter):
     """The status as of now, as the list shows it: a pending proposal past its expiry is expired
-    before the hourly sweep records it (SPEC J-2)."""
+    before the hourly sweep records it (SPEC J-2).
+    """
 
     title = _("status")
     parameter_name = "status"

@@ -1,12 +1,6 @@
 """The demo person at real sizes (SPEC W-6): connected assistants, shares, suggestions and access history.
 
-``manage.py seed_demo … --assistants N --suggestions N`` (or ``--at-scale``)
-builds on the demo facts: N connected assistants, each sharing a
-deterministic part of the shareable facts; suggestions from the first one —
-up to 100 waiting (the pending cap of SPEC P-8), the rest already ignored —
-and a history of what the first one was sent. Deterministic and idempotent:
-running it again with the same arguments adds nothing. Every write goes
-through the consent services.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations

@@ -109,8 +109,7 @@ class SeenVersionsField(forms.MultipleChoiceField):
 class FactFilterForm(forms.Form):
     """What a list of facts shows: one category, words in the label or value, a sharing state (SPEC W-6).
 
-    Anything it does not understand shows the whole list rather than an error:
-    it only narrows what is shown, and links get old or mistyped.
+    Anything it does not understand shows the whole list: it only narrows, and links get old or mistyped.
     """
 
     STATES = {"shared": _("Shared"), "not_shared": _("Not shared"), "changed": _("Changed since shared")}
@@ -133,14 +132,9 @@ class FactFilterForm(forms.Form):
 
 
 class ShareForm(forms.Form):
-    """Share the ticked facts, each at its current version (SPEC D-4).
+    """Share the ticked facts, each at the version the page showed (SPEC D-4, C-2).
 
-    The page sends ``seen`` too — each offered fact at the version it showed —
-    so a fact that changed after the page was loaded is not shared unseen
-    (SPEC C-2), and only the facts it showed change: the sharing list is paged
-    and filtered, so one page never posts every fact. A form without ``seen``
-    (a script posting ``share``) shares exactly what it sends.
-    ``action`` is the button pressed: save, or keep the ticks and show other facts.
+    ``seen`` holds the versions shown; a form without it shares exactly what it sends. ``action``: the button.
     """
 
     ACTIONS = ("save", "filter", "all", "none", "discard")

@@ -2,23 +2,7 @@
 
 from __future__ import annotations
 
-from django.db.models import QuerySet
-
-from apps.common import clock
-from apps.consent.models import Connection, Proposal
-
-
-def pending_proposals(*, connection: Connection) -> QuerySet[Proposal]:
-    """Proposals still awaiting a decision, newest first.
-
-    A pending proposal at or past ``expires_at`` is left out even when no
-    sweep has recorded it yet (SPEC J-2). Never shown to an assistant (P-7).
-    """
-    return (
-        Proposal.objects.filter(connection=connection, status=Proposal.Status.PENDING, expires_at__gt=clock.now())
-        .select_related("target_fact")
-        .order_by("-created_at", "-id")
-    )
+from apps.consent.models import Proposal
 
 
 def proposal_for_user(*, user, proposal_id: int) -> Proposal | None:

@@ -1,8 +1,6 @@
 """The tool catalog: one authoritative definition of each tool (SPEC M-2, M-12).
 
-``tools/list``, argument validation, the scope check of the /mcp view (A-8)
-and the published manifest are all generated from the entries below; nothing
-else describes a tool.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations
@@ -24,14 +22,9 @@ Handler = Callable[[Any, dict[str, Any]], handlers.Answer]
 
 @dataclass(frozen=True)
 class ScopeRule:
-    """Which scopes a call needs (SPEC A-5, A-8, P-3).
+    """Which scopes a call needs (SPEC A-5, A-8, P-3): ``always``, plus those ``by_value`` of ``argument``.
 
-    ``always`` are needed by every call. When ``by_value`` is set, the value of
-    the argument ``argument`` adds the scopes listed for it (``propose_memory``:
-    ``op``; the memory tools: ``resource``, or the type of the ref ``ref`` when
-    ``ref_argument``). Such a tool is listed when the token could make at least
-    one kind of call; a call whose value is absent or not recognised needs any
-    one of them (the schema check or the layer then judges the value itself).
+    Listed when the token allows some kind of call; an absent or unknown value needs any one of them.
     """
 
     always: frozenset[str]

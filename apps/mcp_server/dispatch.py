@@ -1,13 +1,6 @@
 """Running one tool call or resource read for an authenticated grant (sync; uses the ORM).
 
-Order of a tool call: admission, when the view left it to this unit
-(``admission.Deferred``), and the scopes → repeated-failure guard (SPEC M-9) → argument check
-against the catalog's schema (M-2, M-8) → the handler → the guard learns the
-outcome. What the answer carried is recorded as an AccessEvent (M-11) and the
-connection's "last used" is touched (D-3, at most once a minute), in one
-transaction so a call costs one commit — or, when no touch is due, the
-record alone in one statement. The caller (``server.py``) turns the result, ``ToolError`` or
-``NotAdmitted`` into an MCP result or error.
+Also SPEC M-2, M-8, M-9. Design notes: docs/design.md.
 """
 
 from __future__ import annotations
@@ -79,8 +72,7 @@ def read_resource(*, caller: BearerGrant | Deferred, uri: str) -> dict[str, Any]
 def _admitted(caller: BearerGrant | Deferred, missing: Callable[[frozenset[str]], list[str]]) -> BearerGrant:
     """The caller's grant, admitting a deferred call first, with every scope the call needs.
 
-    The view refuses a call its scopes do not allow with HTTP 403 before the
-    MCP server sees it (SPEC A-8); for a grant admitted first, this is the backstop.
+    The view already refused a call its scopes do not allow (SPEC A-8): this is the backstop.
     """
     grant = caller.admit() if isinstance(caller, Deferred) else caller
     if grant is None:
@@ -101,8 +93,7 @@ def _run(handler, grant, argument) -> Answer:
 def _record(grant, event: str, answer: Answer | None) -> None:
     """What was sent (SPEC M-11) and that the connection was used (D-3).
 
-    Facts and memory records are never sent unrecorded: if the record
-    cannot be written, the call fails as ``unavailable`` instead.
+    Nothing is sent unrecorded: if the record cannot be written, the call fails as ``unavailable``.
     """
     carried = answer.sent if answer is not None else ()
     refs = answer.refs if answer is not None else ()
@@ -122,10 +113,7 @@ def _record(grant, event: str, answer: Answer | None) -> None:
 def _touch_due(connection) -> bool:
     """Whether ``connection_touch`` would change anything, judged from the row read at admission.
 
-    The touch writes at most once per ``LAST_USED_RESOLUTION``; when the row
-    this request read was used more recently than that, its update would
-    match nothing (the stored time only moves forward), so the call skips it
-    and the access record is one statement, without a transaction around it.
+    When it would not, the access record is one statement, without a transaction around it.
     """
     last_used = connection.last_used_at
     return last_used is None or last_used <= clock.now() - LAST_USED_RESOLUTION

@@ -1,11 +1,6 @@
 """Thin handlers of the read path: tools and resources (SPEC M-2, M-3, M-7).
 
-Each reads the visible set once (``profile_snapshot``: one statement that
-returns the whole set's version and counts and only the page it shows) and
-shapes the answer in ``profile``. It returns the answer with the facts (id,
-version) it carries, which ``dispatch`` records (SPEC M-11). Arguments arrive
-already validated against the catalog's schema. Failures are ``ToolError``
-values.
+Also SPEC M-11. Design notes: docs/design.md.
 """
 
 from __future__ import annotations

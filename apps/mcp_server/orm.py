@@ -1,26 +1,6 @@
 """Where /mcp runs its database work (the sync ORM) from its async code.
 
-Under ASGI (uvicorn, production) Django serves every request inside a
-``ThreadSensitiveContext`` of its own, so a request's thread-sensitive work
-runs on a thread created for that request. Django's database connections
-belong to threads: each /mcp request therefore opened a new PostgreSQL
-connection (a backend process, authentication, Django's connection setup)
-and ``CONN_MAX_AGE`` could never keep one. That was the largest cost of a
-call (docs/performance.md: about 8 ms of PostgreSQL CPU per request).
-
-So under ASGI /mcp runs its units of database work on the event loop's
-default executor: a few long-lived threads whose connections persist, as a
-WSGI worker's do. Each unit begins as Django begins a request
-(``close_old_connections``: ``CONN_MAX_AGE``, broken connections, and the
-health check of ``conn_health_checks`` before its first query), so the
-settings keep their meaning. Nothing is cached: every unit reads the
-database afresh (SPEC C-6, C-7). The threads — and with them their
-connections — end with the event loop (``asyncio.run`` shuts the default
-executor down).
-
-Under WSGI (``runserver``, Django's test client) each async view gets an
-event loop of its own; there the work stays thread-sensitive, on the
-request's own thread, exactly as before.
+Also SPEC C-6, C-7. Design notes: docs/performance.md (How the hot paths are built).
 """
 
 from __future__ import annotations
@@ -48,10 +28,7 @@ def served_by_asgi(request: HttpRequest) -> bool:
 async def run(asgi: bool, function: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
     """``function(*args, **kwargs)`` off the event loop: a long-lived thread under ASGI, else the request's.
 
-    Under ASGI the unit runs in a copy of the caller's context, and nothing it
-    sets is copied back (``sync_to_async`` copies every context variable back
-    after each call, which costs more than the hop itself and is not needed
-    here: a unit returns its result and changes no context).
+    Under ASGI nothing the unit sets in its context is copied back: that copy costs more than the hop.
     """
     if not asgi:
         return await sync_to_async(function, thread_sensitive=True)(*args, **kwargs)
@@ -75,14 +52,9 @@ _answered = threading.local()
 
 
 def _trust_recent_answers() -> None:
-    """Skip ``conn_health_checks``' round trip for a connection that just answered on this thread.
+    """Skip ``conn_health_checks``' round trip for a connection that answered on this thread just now.
 
-    A call runs two units, often on the same thread within a millisecond;
-    checking before each would add a round trip to every unit. A connection
-    idle for longer than the grace period — or one that failed — is checked
-    before use as Django checks it at the start of a request; one that broke
-    within the grace period fails its unit (``unavailable``) and is replaced
-    by the next unit's ``close_old_connections``.
+    One idle longer, or one that failed, is checked before use as Django checks it at a request's start.
     """
     seen = getattr(_answered, "connections", {})
     now = time.monotonic()

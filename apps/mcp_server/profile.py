@@ -1,37 +1,6 @@
 """What an assistant reads: the visible fact set, its version, summary and pages.
 
-SPEC M-3 … M-7, C-8. A call reads the visible set once — ONE statement of
-``consent.selectors.visible_set_read``, compiled from the visibility rule of
-SPEC C-1 — which returns the per-category digests of the whole set and only
-the facts the call shows (a window of at most ``PAGE_MAX_FACTS`` from an
-offset, or the facts a search matched). On PostgreSQL the database does the
-part that grows with the set, so a call's Python work is the size of one page,
-whatever the size of the profile. The functions below that take a
-``ProfileSnapshot`` are pure.
-
-Decisions (also in docs/mcp.md):
-
-- ``version`` is exactly SPEC M-4: the SHA-256 (64 lowercase hex) of the
-  canonical JSON of the whole visible set — a list, ordered by fact id, of
-  objects with the keys ``category``, ``id`` (string), ``label``,
-  ``updated_at``, ``value`` and ``version`` (the fact's integer version); keys
-  sorted, separators ``,`` and ``:``, no ASCII escaping, UTF-8.
-- Computing it reads every visible fact, so it is not computed on every call:
-  each read also returns the set's *digest* (per category: count and the XOR
-  of a 64-bit hash of each fact's id, version, updated_at, label and value —
-  ``consent.selectors.CategoryDigest``), and a bounded per-process memo maps a
-  digest to the version of the set it was read with. A fact's ``version``
-  moves with every change of its category, label or value (SPEC C-2) and
-  ``updated_at`` with every save, so any change to what is visible changes
-  the digest, and a changed digest is a miss: the whole set is read once more
-  — digest and every row in one statement, one snapshot — and its version
-  computed and remembered. The memo holds only hashes; the permission to see
-  anything is read afresh by every call.
-- ``summary`` holds only counts per category of the visible facts and a
-  fixed sentence on how to page; it never reads anything else (SPEC M-5).
-- A page holds at most ``PAGE_MAX_FACTS`` facts and its compact UTF-8 JSON is
-  at most ``RESULT_MAX_BYTES``; facts are taken in order until either limit,
-  and the rest is announced by ``has_more`` / ``next_offset`` / ``next_uri``.
+Also SPEC C-2, C-8, M-3, M-7. Design notes: docs/performance.md (How the hot paths are built).
 """
 
 from __future__ import annotations
@@ -96,12 +65,9 @@ class VisibleFact:
 
 @dataclass(frozen=True)
 class ProfileSnapshot:
-    """The visible set as one call sees it.
+    """The visible set as one call sees it: counts, ``version`` and ``updated_at`` of the whole set.
 
-    ``fact_count``, ``categories`` (count per category, in the order of SPEC
-    D-2), ``version`` and ``updated_at`` describe the whole set; ``facts`` are
-    only those the call read: at most ``PAGE_MAX_FACTS`` from ``offset`` on in
-    id order, or the visible ones among the ids a search asked for.
+    ``facts``: only those the call read, a window from ``offset`` or the visible ones among asked ids.
     """
 
     version: str
@@ -228,13 +194,9 @@ def _page(snapshot: ProfileSnapshot, *, summary: dict[str, Any] | None) -> dict[
 
 
 def fit(worst_envelope: dict[str, Any], candidates: Sequence[VisibleFact]) -> list[dict[str, str]]:
-    """The leading ``candidates`` (as shown to assistants) that fit into one result with the envelope.
+    """The leading ``candidates`` that fit into one result with its envelope at its largest (SPEC M-6).
 
-    ``worst_envelope`` is the result without facts at its largest, so what
-    fits here fits in the final result (SPEC M-6). The facts add to it their
-    own sizes and a comma between each two — exactly the size of their JSON
-    list less its brackets, so when the whole list fits (the usual case) one
-    measurement decides; otherwise facts are measured one by one.
+    When the whole list fits (the usual case) one measurement decides; otherwise facts are measured one by one.
     """
     budget = RESULT_MAX_BYTES - json_size(worst_envelope)
     shown = [fact.public() for fact in candidates]

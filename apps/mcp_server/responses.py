@@ -1,8 +1,6 @@
 """Refusals as HTTP responses: the one place their wire form is decided (SPEC A-8, M-10).
 
-The body is a JSON-RPC error so MCP clients surface the message; its
-``data.code`` is the stable machine code. 401/403 carry the Bearer challenge
-whose ``resource_metadata`` points MCP clients to OAuth discovery (RFC 9728).
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations

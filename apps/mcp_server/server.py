@@ -1,16 +1,6 @@
 """The MCP server (low-level SDK ``Server``): tools and resources from the catalog.
 
-Every handler finds the caller in the request scope, where the /mcp view put
-it (``GRANT_KEY``): the ``BearerGrant`` of an admitted request, or — for a
-tool call or resource read — an ``admission.Deferred`` that ``dispatch``
-admits within the call's own unit of database work. ORM work runs in
-``dispatch`` through ``orm.run``: on long-lived threads under ASGI, on the
-request's thread under WSGI (a fresh event loop per request); the view says
-which in the scope (``ASGI_KEY``).
-
-This is also the one place where ``ToolError`` becomes an MCP result
-(``isError: true``, structured content ``{"code", "message"}`` and the same
-JSON as text, SPEC M-8) — or, for resource reads, a JSON-RPC error.
+Also SPEC M-8. Design notes: docs/design.md.
 """
 
 from __future__ import annotations
@@ -93,7 +83,7 @@ async def _call_tool(ctx, params: types.CallToolRequestParams) -> types.CallTool
     except NotAdmitted as refused:
         raise _not_admitted(refused) from None
     except ToolError as error:
-        return tool_result(error.payload(), is_error=True)
+        return tool_result(error.as_dict(), is_error=True)
     return tool_result(payload)
 
 
@@ -130,7 +120,7 @@ async def _read_resource(ctx, params: types.ReadResourceRequestParams) -> types.
     except NotAdmitted as refused:
         raise _not_admitted(refused) from None
     except ToolError as error:
-        raise MCPError(INVALID_PARAMS, error.message, data=error.payload()) from None
+        raise MCPError(INVALID_PARAMS, error.message, data=error.as_dict()) from None
     return types.ReadResourceResult(
         contents=[types.TextResourceContents(uri=uri, mime_type="application/json", text=_json(payload))]
     )

@@ -1,17 +1,6 @@
 """Hands one admitted Django request to the MCP SDK and brings its answer back.
 
-The SDK serves Streamable HTTP as an ASGI app, through a stateless session
-manager (``stateless=True``, ``json_response=True``). Under ASGI (uvicorn,
-production) one manager per event loop is started on first use and kept
-running (``_loop_manager``), as the SDK's own Starlette app keeps it — not
-built, entered and left again for every call. Under WSGI ``runserver`` every
-async view gets a fresh event loop, so there each request still gets a
-manager of its own, entered and left within the request.
-
-Stateless and JSON-only means: no ``Mcp-Session-Id``, no GET event stream,
-every request (``initialize`` of 2025-era clients as well as 2026-07-28
-``server/discover`` and per-request envelopes) answered by one JSON body,
-with the SDK choosing the protocol era from ``MCP-Protocol-Version``.
+Design notes: docs/performance.md (How the hot paths are built).
 """
 
 from __future__ import annotations
@@ -53,10 +42,7 @@ _holders: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Task] = w
 async def _loop_manager() -> StreamableHTTPSessionManager:
     """This event loop's session manager, started on first use and kept running until the loop ends.
 
-    The manager keeps no state between stateless requests; what a request
-    costs is its own transport and server task (as in the SDK's own app).
-    The holder task runs in an empty context, so no request's context
-    variables leak into it; ``asyncio.run`` cancels it when the loop ends.
+    Its holder task runs in an empty context, so no request's context variables leak into it.
     """
     loop = asyncio.get_running_loop()
     ready, holder = _managers.get(loop), _holders.get(loop)

@@ -1,12 +1,6 @@
 """The memory resources in admin (SPEC AD-1).
 
-Staff inspect here; they change little. Facts are edited only through the
-fact services, so a changed category, label or value bumps ``version`` and
-voids earlier shares exactly as on the person's own page (SPEC C-2);
-``version`` itself is never a form field. The other resources are written by
-the product, so admin shows them read-only, except that a todo's status and
-due date may be corrected (through ``todo_update``) and any resource may be
-soft-deleted (through ``resource_delete``, SPEC R-6).
+Also SPEC C-2, R-6. Design notes: docs/design.md.
 """
 
 from django.contrib import admin

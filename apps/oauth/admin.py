@@ -1,9 +1,6 @@
 """Admin for clients, tokens and codes that never shows a token, code, checksum or hash (SPEC AD-1).
 
-django-oauth-toolkit registers its models with the classes named in the
-``*_ADMIN_CLASS`` settings, which point here. Each lists only non-secret
-fields; the raw-value columns are blank anyway (hashed storage), and their
-hashes are not shown either.
+Design notes: docs/design.md.
 """
 
 from django import forms
@@ -53,10 +50,9 @@ class ApplicationForm(forms.ModelForm):
 
 
 class ApplicationAdmin(admin.ModelAdmin):
-    """OAuth clients: assistants register themselves (names self-declared); staff add internal agents' clients.
+    """OAuth clients: assistants register themselves; staff add internal agents' clients.
 
-    A new client's secret is shown once, on the add form, before it is stored
-    hashed; afterwards neither the secret nor its hash is shown.
+    A new client's secret is shown once, on the add form; afterwards neither it nor its hash is shown.
     """
 
     view_on_site = False  # the toolkit's client pages it would link to are not served here

@@ -1,7 +1,6 @@
 """Who is calling /mcp: a bearer token resolved to its connection and effective scopes.
 
-SPEC A-4 (looked up by hash only), A-6/A-8 (bound to the /mcp resource),
-C-6 (scopes = token ∩ connection), C-7 (revoked connection → refused).
+Also SPEC A-4, A-6, A-8. Design notes: docs/design.md.
 """
 
 from __future__ import annotations
@@ -31,11 +30,7 @@ class BearerGrant:
 def authenticate_bearer(raw_token: str) -> BearerGrant | None:
     """The grant behind ``raw_token``, or ``None`` when it must be refused with 401.
 
-    One indexed query (``_grant_sql``): the live token, found by its
-    checksum's unique index, joined to the not-revoked connection of the same
-    user and client, and to that user if the account is active. /mcp runs this on every call and nothing of it is
-    cached: a revoked connection, an expired token or narrowed scopes count
-    on the very next request (SPEC C-6, C-7).
+    One indexed query, nothing cached: a revoked connection or narrowed scopes count at once (SPEC C-6, C-7).
     """
     if not raw_token:
         return None
@@ -51,8 +46,7 @@ def authenticate_bearer(raw_token: str) -> BearerGrant | None:
 def grant_statement(raw_token: str, db) -> tuple[str, list]:
     """The statement of ``authenticate_bearer`` and its values, for a caller that reads it with others.
 
-    It answers one row (the token's checksum is unique) or none; the row's
-    columns go to ``grant_from_row``.
+    It answers one row or none; the row's columns go to ``grant_from_row``.
     """
     checksum = hashlib.sha256(raw_token.encode("utf-8")).hexdigest()
     return _grant_sql(), [checksum, db.ops.adapt_datetimefield_value(clock.now())]

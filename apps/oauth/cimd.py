@@ -1,12 +1,6 @@
 """Client ID Metadata Documents (SPEC A-6; draft-ietf-oauth-client-id-metadata-document).
 
-An assistant may identify itself by an https URL; the toolkit fetches the JSON
-document there and keeps it as an application, refreshed as HTTP caching
-allows (``CIMD_*`` settings). This fetcher is the toolkit's documented
-extension point (``CIMD_METADATA_FETCHER``): its SSRF-hardened fetch, plus the
-product's registration rules applied to what was fetched, so a document can
-register nothing a registration request could not. Loopback addresses are
-refused like every private one unless ``CIMD_ALLOW_LOOPBACK`` is on (tests).
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations
@@ -24,11 +18,7 @@ from apps.oauth.registration import PUBLIC_AUTH_METHOD, MetadataRefused, assista
 
 
 def verified_host(application) -> str | None:
-    """The host that vouches for the client: its metadata document's, for a CIMD client; ``None`` otherwise.
-
-    The document was fetched over verified TLS from that host, so unlike a
-    self-declared name it is checked (SPEC A-7).
-    """
+    """The host that vouches for the client: its metadata document's, for a CIMD client (SPEC A-7); else ``None``."""
     if application.registration_source != application.RegistrationSource.CIMD:
         return None
     return urlsplit(application.client_id).hostname

@@ -1,10 +1,6 @@
 """CORS for the endpoints a browser-based client calls before it has a token (SPEC A-10).
 
-Discovery, registration, token and revocation take no cookies — the client
-authenticates, if at all, with what it sends in the request — so any origin
-may call them and read the answer. No ``Allow-Credentials``: a page on another
-origin never gets the person's session. The person's pages and the consent
-page get no CORS at all.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations

@@ -1,17 +1,6 @@
 """Deactivating an account ends every token it has; reactivating it revives none (SPEC A-11).
 
-Staff deactivate an account in the admin (or anything else that saves the
-user with ``is_active`` off). The bearer check and the token endpoint
-already refuse an inactive account's tokens, but only while it stays
-inactive: the moment it was reactivated, every access and refresh token
-issued before worked again. Here the transition itself revokes them, so
-reactivation starts from nothing: the person's connections (their consent)
-stand, and an assistant has to be authorized again to get a token.
-
-The receivers live in ``oauth`` because ``accounts`` knows nothing of tokens
-(dependencies point one way, docs/architecture.md). A bulk
-``QuerySet.update(is_active=False)`` sends no signal and revokes nothing:
-deactivate through a save (the admin form does).
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations

@@ -16,11 +16,7 @@ def sha256_hex(value: str) -> str:
 
 
 class HashedSecretField(models.CharField):
-    """Hash on the way in, for writes and for lookups alike.
-
-    ``Grant.objects.get(code=raw)`` therefore compares hashes, so the library
-    code that looks codes up keeps working while the raw code is never stored.
-    """
+    """Hash on the way in, for writes and lookups alike: library lookups work, the raw code is never stored."""
 
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("max_length", 64)

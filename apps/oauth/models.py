@@ -11,8 +11,7 @@ from apps.oauth.fields import HashedSecretField
 class HashedGrant(AbstractGrant):
     """DOT's authorization code, with the code stored only as its SHA-256.
 
-    A redeemed code is kept (not deleted) until it expires, so that a replay
-    can be recognised and the tokens issued from it revoked (SPEC A-3).
+    A redeemed code is kept until it expires, so a replay is recognised (SPEC A-3).
     """
 
     code = HashedSecretField(unique=True, verbose_name=_("code hash"))
@@ -28,10 +27,7 @@ class HashedGrant(AbstractGrant):
 class TokenFamily(models.Model):
     """All tokens descended from one consent; refresh ends 30 days after it (SPEC A-2).
 
-    ``code`` is the hash of the authorization code the family came from. The
-    code's own row goes with the purge minutes after it expires; this one
-    lets a replay of the code revoke the family for as long as the family is
-    kept (SPEC A-3).
+    ``code`` is the hash of its authorization code, so a replay of the code revokes the family (SPEC A-3).
     """
 
     family = models.UUIDField(primary_key=True)
@@ -52,5 +48,6 @@ class TokenFamily(models.Model):
     @staticmethod
     def kept_since(now):
         """Families consented before this moment are forgotten: 30 days of refresh, then 30 in which
-        a revoked refresh token can still be replayed and recognised (``token_families_purge``)."""
+        a revoked refresh token can still be replayed and recognised (``token_families_purge``).
+        """
         return now - 2 * settings.REFRESH_FAMILY_LIFETIME

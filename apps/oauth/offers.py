@@ -1,10 +1,6 @@
 """What the consent page offered, carried to its POST signed, never trusted from form fields.
 
-The page is rendered from a validated authorization request. Everything the
-approval needs from that request (client, redirect URI, state, PKCE challenge,
-resource, requested scopes) travels back in one signed, user-bound, short-lived
-value, so a crafted POST cannot ask for more than the page offered (SPEC A-9).
-None of it is a secret: the code challenge is a hash, the rest was in the URL.
+Also SPEC A-9. Design notes: docs/design.md.
 """
 
 from __future__ import annotations

@@ -1,10 +1,6 @@
 """Dynamic client registration for assistants (SPEC A-6, RFC 7591 / 7592).
 
-django-oauth-toolkit's registration views, narrowed to what an assistant may
-be: a public client (``token_endpoint_auth_method`` "none") or a confidential
-one (``client_secret_post`` / ``client_secret_basic``) using the authorization
-code grant, whose redirect URIs follow ``redirects.py``. Registration is open
-to anyone, so it is rate-limited per client IP.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations
@@ -48,9 +44,7 @@ def _string_list(value) -> bool:
 def assistant_metadata(data) -> dict:
     """The client metadata with the product's rules applied; raises ``MetadataRefused``.
 
-    An omitted ``token_endpoint_auth_method`` becomes "none" (RFC 7591 §3.2.1
-    lets the server substitute values); a client that can keep a secret (a
-    web app such as Claude's) may ask for one.
+    An omitted ``token_endpoint_auth_method`` becomes "none" (RFC 7591 §3.2.1).
     """
     if not isinstance(data, dict):
         raise MetadataRefused("invalid_client_metadata", "Request body must be a JSON object.")
@@ -110,7 +104,8 @@ def _apply_rules(request) -> dict | JsonResponse:
 
 def _as_registered(response: HttpResponse, metadata: dict) -> HttpResponse:
     """RFC 7591 §3.2.1: say the auth method the client asked for (the toolkit names Basic for every
-    confidential client, and takes either) and, beside a secret, that it never expires."""
+    confidential client, and takes either) and, beside a secret, that it never expires.
+    """
     body = json.loads(response.content)
     body["token_endpoint_auth_method"] = metadata["token_endpoint_auth_method"]
     body["client_id_issued_at"] = int(datetime.now(UTC).timestamp())

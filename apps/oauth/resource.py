@@ -1,11 +1,6 @@
 """The one protected resource tokens may be issued for: ``/mcp`` (SPEC A-6, RFC 8707).
 
-django-oauth-toolkit accepts any absolute URI as a resource indicator; this
-product has exactly one resource. A missing indicator means it; a given one
-must name it, compared after normalisation (scheme and host case, default
-port, one trailing slash), because clients spell the URL they were given in
-these ways. Tokens are always bound to the canonical
-``settings.MCP_RESOURCE_URL``, whatever the client wrote.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations

@@ -1,19 +1,6 @@
 """Which scopes each kind of client may be issued, and which are advertised (SPEC A-1, A-5, A-6).
 
-Two disjoint families:
-
-* assistant scopes (``settings.ASSISTANT_SCOPES``: ``profile:*``,
-  ``context:search``, ``memory:<type>:read``) — for public clients, through a
-  person's consent; these are what discovery (RFC 8414 / RFC 9728
-  ``scopes_supported``) advertises;
-* ``internal:agents`` (``settings.AGENT_SCOPE``) — only for a confidential
-  client-credentials application that has an agent policy (``apps.agents``).
-  It is never advertised, never offered on the consent page, and its tokens
-  carry no person, so ``/mcp`` refuses them.
-
-django-oauth-toolkit asks this backend from ``validate_scopes`` and
-``get_default_scopes``; ``AssistantOAuth2Validator`` holds the same rules as a
-backstop.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations

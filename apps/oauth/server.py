@@ -1,13 +1,6 @@
 """The OAuth server class django-oauth-toolkit builds (``OAUTH2_SERVER_CLASS``): only the grants the product uses.
 
-SPEC A-1: the password and implicit grants (and the device grant) are refused
-before any credential is looked at. oauthlib's all-grants ``Server`` hands a
-``grant_type=password`` request to its password handler, which authenticates
-the client and then checks the person's password before it asks whether the
-grant is allowed at all; the two answers told a right password from a wrong
-one. Here those handlers do not exist: such a request reaches the
-authorization-code handler, whose first step is to answer
-``unsupported_grant_type``, the same bytes whatever else the request holds.
+Also SPEC A-1. Design notes: docs/design.md.
 """
 
 from __future__ import annotations

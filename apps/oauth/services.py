@@ -1,10 +1,6 @@
 """Writes on token families: opened by a code exchange, ended by a replay (SPEC A-2, A-3).
 
-A family is every access and refresh token descended from one authorization
-code. django-oauth-toolkit already tags refresh tokens with a ``token_family``
-uuid; ``TokenFamily`` adds what the toolkit does not know: when the person
-consented (for the absolute 30-day refresh limit) and why the family ended
-(for the security notice on the person's page).
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations
@@ -36,11 +32,9 @@ def token_family_open(*, family: uuid.UUID, user, application, code: str) -> Tok
 
 @transaction.atomic
 def token_family_revoke(*, family: uuid.UUID | None, reason: str) -> None:
-    """Kill every token of the family and record why; the first recorded reason is kept.
+    """Kill every token of the family and record why (the first reason is kept).
 
-    Uses the toolkit's own family revocation (refresh tokens marked revoked,
-    access tokens deleted), so a later replay of any member is still
-    recognised.
+    The toolkit's own family revocation, so a later replay of any member is still recognised.
     """
     if family is None:
         return
@@ -53,12 +47,9 @@ def token_family_revoke(*, family: uuid.UUID | None, reason: str) -> None:
 
 @transaction.atomic
 def user_tokens_revoke(*, user) -> None:
-    """End every token family of the person, and every code not exchanged yet (SPEC A-11: deactivation).
+    """End every token family of the person and every code not exchanged yet (SPEC A-11: deactivation).
 
-    The families are revoked as a replay revokes one, so a refresh token of
-    theirs presented later is recognised and refused; access tokens of no
-    family and outstanding codes are deleted. Connections stay: reactivated,
-    the person's assistants must be authorized again, and nothing revives.
+    Connections stay: reactivated, the person authorizes their assistants again; nothing revives.
     """
     families = set(TokenFamily.objects.filter(user=user, revoked_at=None).values_list("family", flat=True))
     families |= set(
@@ -76,11 +67,7 @@ def user_tokens_revoke(*, user) -> None:
 def application_deregister(*, application) -> None:
     """The assistant deletes its own registration (RFC 7592 §2.3): every token and code of it dies at once.
 
-    A client nobody connected is deleted. One that people connected stays, with
-    every connection revoked (SPEC C-7) and no redirect URI left, so no
-    authorization can start and nothing can be sent to it again; deleting it
-    would take the people's connections with it, and with them their record
-    of what the assistant was sent (SPEC D-8) and its proposals.
+    A client people connected stays, revoked and without redirect URIs, to keep their records (SPEC C-7, D-8).
     """
     connections = Connection.objects.filter(application=application)
     if not connections.exists():
@@ -95,9 +82,7 @@ def application_deregister(*, application) -> None:
 def token_families_purge(*, now) -> int:
     """Forget families that can hold no live or replay-detectable token any more.
 
-    A family refreshes for at most ``REFRESH_FAMILY_LIFETIME`` after consent, and
-    its revoked refresh tokens are kept as long again for reuse detection; after
-    both, the row only fed the person's security notice, which ends with it.
+    That is twice ``REFRESH_FAMILY_LIFETIME`` after consent; the security notice ends with the row.
     """
     deleted, _ = TokenFamily.objects.filter(consented_at__lt=TokenFamily.kept_since(now)).delete()
     return deleted

@@ -1,7 +1,6 @@
 """django-oauth-toolkit validator: the product's OAuth rules, through DOT's hooks.
 
-Every time decision here reads the product clock (``apps.common.clock``), so
-expiry is testable without sleeping and agrees with the ``/mcp`` bearer check.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations
@@ -71,11 +70,9 @@ def _rotated(rt) -> bool:
 
 
 def _in_grace(rt, client) -> bool:
-    """SPEC A-3: concurrency is not theft. The client whose token it is, presenting it moments after it was
-    rotated (several requests found the access token expired at once), gets a pair of its own.
+    """SPEC A-3: concurrency is not theft. The token's own client, presenting it just after it was rotated, gets a pair.
 
-    Only the token just rotated: the access token it was rotated to is still live (a later rotation deletes
-    it, and a revocation never made one).
+    Only the token just rotated, whose successor access token is still live.
     """
     return (
         rt.revoked is not None
@@ -94,8 +91,7 @@ def _as_list(value) -> list[str]:
 class AssistantOAuth2Validator(OAuth2Validator):
     """Authorization code + PKCE S256 for ``/mcp`` only, single-use codes, rotating refresh families.
 
-    Besides that, only the client credentials grant, for confidential clients
-    (internal agents); never password, implicit or device code.
+    Besides that, only client credentials, for confidential clients (internal agents).
     """
 
     def _load_application(self, client_id, request):
@@ -118,12 +114,7 @@ class AssistantOAuth2Validator(OAuth2Validator):
         return super().validate_grant_type(client_id, grant_type, client, request, *args, **kwargs)
 
     def validate_scopes(self, client_id, scopes, client, request, *args, **kwargs):
-        """Agents get ``internal:agents`` and nothing else; nobody else ever gets it (scope_backend.py).
-
-        The scopes backend already offers each kind of client only its own
-        family; this is the backstop that ties the agent scope to the
-        client-credentials grant as well.
-        """
+        """Agents get ``internal:agents`` and nothing else; nobody else ever gets it (backstop of scope_backend.py)."""
         # The list is the request's own: what is left of it is what the consent page offers.
         scopes[:] = without_ignored(scopes) or self.get_default_scopes(client_id, request)
         wanted = set(scopes)
@@ -146,8 +137,7 @@ class AssistantOAuth2Validator(OAuth2Validator):
     def save_authorization_code(self, client_id, code, request, *args, **kwargs):
         """Store the code's hash, bound to ``/mcp`` and S256 PKCE, expiring on the product clock.
 
-        The consent view checks both before it shows the page; this is the
-        backstop for anything that reaches code creation another way.
+        The consent view checks both first; this is the backstop.
         """
         problem = pkce_problem(request.code_challenge_method, request.code_challenge)
         if problem is not None:
@@ -163,9 +153,7 @@ class AssistantOAuth2Validator(OAuth2Validator):
     def validate_code(self, client_id, code, client, request, *args, **kwargs):
         """A live, unredeemed code of this client, exchanged for ``/mcp``.
 
-        A code presented again after its exchange is refused and every token
-        issued from it is revoked, whichever client presents it (SPEC A-3):
-        another client holding it means the code leaked.
+        A code presented again is refused and its tokens revoked, whichever client presents it (SPEC A-3).
         """
         grant = get_grant_model().objects.filter(code=code).first()
         if grant is None:  # never issued, or purged after it expired: its family still knows it
@@ -201,11 +189,7 @@ class AssistantOAuth2Validator(OAuth2Validator):
         return request.validated_grant.code_challenge_method or None
 
     def invalidate_authorization_code(self, client_id, code, request, *args, **kwargs):
-        """Keep the code row: it was marked redeemed in the transaction that saved its tokens.
-
-        The toolkit deletes it here; keeping it until it expires is what lets a
-        replay be recognised (``validate_code``).
-        """
+        """Keep the code row (marked redeemed with its tokens) until it expires, so a replay is recognised."""
         redeemed = get_grant_model().objects.filter(code=code, application=request.client, redeemed_at__isnull=False)
         if not redeemed.exists():
             raise errors.InvalidGrantError(request=request)
@@ -214,13 +198,9 @@ class AssistantOAuth2Validator(OAuth2Validator):
 
     @sensitive_variables()
     def validate_refresh_token(self, refresh_token, client, request, *args, **kwargs):
-        """A live refresh token of this client whose family is younger than 30 days.
+        """A live refresh token of this client whose family is younger than 30 days from consent (SPEC A-2).
 
-        The 30 days count from the original consent, not from the last refresh
-        (the toolkit's own expiry slides); it supersedes the toolkit's check.
-        Presenting a token that was already rotated revokes its whole family
-        through the toolkit's reuse protection, and the family records why —
-        unless its own client presents it within the grace window (``_in_grace``).
+        A rotated token presented again revokes its family, unless its own client is within ``_in_grace``.
         """
         if request.scope:  # read by the toolkit after this check: a refresh may name offline_access too
             request.scope = " ".join(without_ignored(request.scope.split())) or None
@@ -258,9 +238,7 @@ class AssistantOAuth2Validator(OAuth2Validator):
     def get_original_scopes(self, refresh_token, request, *args, **kwargs):
         """The refreshed token's scopes, less those the person has removed since (SPEC C-5, C-6).
 
-        A refresh without ``scope`` is issued these, and one asking for more is
-        refused as ``invalid_scope``: a removed scope never comes back without a
-        new consent, and the token response says what the token can do.
+        A refresh asking for more is refused as ``invalid_scope``: a removed scope needs a new consent.
         """
         original = super().get_original_scopes(refresh_token, request, *args, **kwargs).split()
         granted = connection_scopes(user=request.user, application=request.client)
@@ -280,10 +258,7 @@ class AssistantOAuth2Validator(OAuth2Validator):
     def _save_bearer_token(self, token, request, *args, **kwargs):
         """Save the pair, stamping expiry on the product clock; a code exchange opens a family.
 
-        The person's connection is locked first and must be live. Then the code
-        (or the refresh token being rotated) is locked, so two concurrent
-        exchanges of one code cannot both get tokens: the loser is treated as
-        a replay.
+        Locks the live connection, then the code or refresh token: of two concurrent exchanges, one is a replay.
         """
         if request.grant_type in ASSISTANT_GRANT_TYPES and not connection_live_locked(
             user=request.user, application=request.client

@@ -48,12 +48,9 @@ def _query_refused() -> JsonResponse:
 @method_decorator(sensitive_post_parameters(*SECRET_PARAMETERS), name="dispatch")
 @method_decorator(CONSENT_PAGE_POLICY, name="dispatch")
 class ConsentView(dot_views.AuthorizationView):
-    """The consent page: who is asking, for what, and which categories it may ever see.
+    """The consent page: who is asking, for what, and which categories it may ever see (SPEC A-7, A-9).
 
-    The toolkit's view validates the request and creates the code; this
-    subclass always asks the person (no silent re-approval), pins the resource
-    and PKCE method before showing anything, and records the person's choice
-    on the connection in the same transaction as the code (SPEC A-7, A-9).
+    Always asks (no silent re-approval) and records the choice in the code's transaction.
     """
 
     template_name = "oauth/authorize.html"
@@ -101,8 +98,7 @@ class ConsentView(dot_views.AuthorizationView):
     def _respond(self, offer, application, *, scopes, allow):
         """Create the code (or the refusal) and send the browser back to the assistant.
 
-        Inside the approval's transaction: when no code comes out, the
-        connection change is rolled back too, so nothing is issued (SPEC A-9).
+        No code means the connection change is rolled back too (SPEC A-9).
         """
         try:
             uri, _headers, _body, _status = self.create_authorization_response(

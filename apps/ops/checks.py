@@ -1,9 +1,6 @@
 """System checks for a production deployment (SPEC O-2, O-3).
 
-``manage.py check --deploy`` adds these to Django's security checks: a
-deployment that is not local must not fall back to the single-process
-defaults (SQLite, in-process cache and inline tasks, files on local disk).
-The database check also runs on ``migrate``.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations

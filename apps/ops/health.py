@@ -1,7 +1,6 @@
 """Readiness probes: can this worker reach what a request needs? (SPEC O-3)
 
-Each probe answers ``"ok"``, ``"unavailable"`` or ``"not configured"`` and
-logs why it failed; callers decide how much of that to show.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations

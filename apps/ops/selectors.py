@@ -9,10 +9,7 @@ _FIELDS = ("state", "message", "updated_at")
 
 
 def service_status() -> ServiceStatus:
-    """The current status, read afresh; an unset status means open.
-
-    Read with a statement compiled once: /mcp reads it on every call.
-    """
+    """The current status, read afresh with a statement compiled once; an unset status means open."""
     rows = constant_rows(ServiceStatus, _status_row)
     return ServiceStatus(pk=1, **dict(zip(_FIELDS, rows[0], strict=True))) if rows else ServiceStatus(pk=1)
 

@@ -31,11 +31,7 @@ def service_status_set(*, state: str, message: str = "") -> ServiceStatus:
 def access_events_prune(*, older_than: datetime, batch_size: int = PRUNE_BATCH_SIZE) -> int:
     """Delete access events recorded before ``older_than``; return how many were deleted.
 
-    Deletes in short batches, each its own transaction, so a large backlog
-    never holds a long lock on the table the MCP tools write to; a run that
-    stops half way leaves only whole batches deleted, and the next run
-    finishes the job. Running it twice is harmless: a run that finds another
-    one in progress returns 0 at once.
+    In short batches, each its own transaction; a concurrent run returns 0 at once.
     """
     deleted = 0
     with exclusive("ops.access_events_prune") as acquired:
@@ -53,12 +49,7 @@ def access_events_prune(*, older_than: datetime, batch_size: int = PRUNE_BATCH_S
 def oauth_tokens_purge() -> bool:
     """Delete expired authorization codes and dead tokens (SPEC J-1); return whether it ran.
 
-    Uses django-oauth-toolkit's own ``clear_expired()``. With refresh-token
-    reuse protection on, it keeps every revoked refresh token until
-    ``REFRESH_TOKEN_EXPIRE_SECONDS`` after its revocation, so a rotated token
-    replayed at any point of its family's life is still recognised and the
-    whole family revoked (SPEC A-3). That only holds while the keep-window is
-    at least the family's absolute lifetime (A-2): refuse to run otherwise.
+    Refuses to run unless revoked refresh tokens outlive their family, so replays stay recognised (A-2, A-3).
     """
     from oauth2_provider.models import clear_expired, refresh_token_expire_timedelta
 

@@ -1,7 +1,6 @@
 """Periodic tasks (SPEC J-1). Each only calls a service; the schedule is CELERY_BEAT_SCHEDULE.
 
-Every task is idempotent and safe to run twice at once (docs/deploy.md says
-how each is), and nothing depends on them having run (SPEC J-2).
+Also SPEC J-2. Design notes: docs/design.md.
 """
 
 from __future__ import annotations
@@ -29,8 +28,7 @@ def oauth_tokens_purge() -> bool:
 def proposals_expire() -> int:
     """Record pending proposals past their 30 days as expired (SPEC P-5).
 
-    Expiry is already enforced on every read and action; this only makes the
-    stored status true for lists and admin.
+    Reads and actions already enforce expiry; this makes the stored status true for lists and admin.
     """
     # Imported here: the consent app owns the rule, ops only schedules it.
     from apps.consent.services import proposal_expire_due

@@ -1,7 +1,6 @@
 """Health endpoints for load balancers and orchestrators (SPEC O-3).
 
-Anonymous callers get only ``{"status": "ok" | "unavailable"}``; which
-dependency failed is logged, and shown to signed-in staff.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations

@@ -1,23 +1,6 @@
 """Search by words and by meaning, fused into one deterministic order (SPEC S-3, S-4, R-5).
 
-* **By words**: the backend's keyword search (every term a substring of a
-  field the caller may read), as before.
-* **By meaning**: the query's vector against the stored vector of every
-  field the caller may read, of the records the caller may see — exactly the
-  projection rows the keyword search may match (the same ``SearchScope``
-  clause), so a field the caller may not read has no vector in the
-  computation at all and adds nothing to any score, snippet or count (R-5).
-  Exact search in numpy over one person's vectors: a record scores its best
-  field; it is a match when it is at least ``FLOOR`` similar and within
-  ``MARGIN`` of the best record, and at most ``DEPTH`` records match by
-  meaning alone.
-* **Fused** by reciprocal rank: each list gives a record ``1 / (K + rank)``
-  (tied scores share a rank), summed. The head of the order is every record
-  in the first ``DEPTH`` of either list, by fused score; after it come the
-  remaining keyword matches in keyword order. Ties go to the record found by
-  both, then the higher similarity, then resource type and id.
-
-Without an embedder, or when it fails, the keyword order is the answer.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations

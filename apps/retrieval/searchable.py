@@ -1,12 +1,6 @@
 """The searchable fields of each resource type (SPEC R-1, R-6).
 
-Only what is declared here ever reaches the projection. Facts are the
-``user_profile`` resource: their label and value are searchable; evidence is
-never indexed, so it can never decide a match (SPEC C-8, S-1).
-
-The other eight types are added here, one ``register`` each, by the unified
-list/search/read layer; a soft-deleted record drops out of the projection via
-``is_indexed``.
+Also SPEC C-8, S-1. Design notes: docs/design.md.
 """
 
 from __future__ import annotations

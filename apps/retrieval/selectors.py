@@ -1,23 +1,13 @@
 """Search over the facts a connection may see (SPEC S-1 … S-3, C-1, C-8).
 
-``search_visible_facts`` is what the MCP ``search_user_context`` tool calls.
-It matches only the label and value of facts in ``visible_facts(connection)``
-— the one visibility rule — so evidence, pending proposals, other resources
-and facts that are archived, unshared, changed since shared or sensitive can
-never decide a match nor be returned. Two queries (three with meaning on:
-the vectors of the visible label and value rows), whatever the number of
-facts: the ranked ids (by words and by meaning, fused: ``search_visible_matches``,
-candidates confirmed against the source rows inside each statement), then
-the facts themselves,
-re-checked against the rule. A caller that reads the facts its own way (the
-MCP tool reads them together with the version of the visible set) takes the
-ranked ids alone.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from apps.common.errors import CodedError
 from apps.consent.models import Connection
 from apps.consent.selectors import visible_facts
 from apps.memory.models import Fact
@@ -33,14 +23,8 @@ LIMIT_MAX = 10  # SPEC M-2
 EXTERNAL_FACT_FIELDS = ("/label", "/value")
 
 
-class SearchError(Exception):
+class SearchError(CodedError):
     """A search request the rules refuse; ``code`` is ``invalid_argument``, ``field`` names the argument."""
-
-    def __init__(self, code: str, message: str, field: str | None = None):
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.field = field
 
 
 @dataclass(frozen=True)

@@ -1,17 +1,6 @@
 """One person's stored vectors, kept per process between searches (SPEC S-4; docs/search.md "Speed").
 
-Reading a person's vectors is most of a search by meaning: 10,000 facts are
-20,000 rows and 10 MB of vectors. So each process keeps the vectors it read,
-per (database, person, model), as one int8 matrix, and a search reads from
-the database only which rows it may compare — the scope statement, with each
-row's ``updated_at`` — and the vectors of rows it has not seen at that
-``updated_at`` (a changed text changes ``updated_at`` and drops the vector).
-
-What is compared is decided by that statement alone, on every search: a
-vector kept from an earlier search, another caller's or a wider grant's, is
-used only for a row this search's scope selected (SPEC R-5). The cache holds
-at most ``MAX_ROWS`` vectors (about 52 MB), the least recently searched
-people leaving first.
+Also SPEC R-5. Design notes: docs/performance.md (How the hot paths are built).
 """
 
 from __future__ import annotations

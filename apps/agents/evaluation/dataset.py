@@ -1,8 +1,6 @@
 """The fixed evaluation set: synthetic bilingual people, their records, questions and the refs that answer them.
 
-Everything is written through ``apps.memory.services`` at a fixed instant, so
-the projection is built the way production builds it and every run of the
-evaluation sees the same data.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations

@@ -1,16 +1,6 @@
 """Questions by meaning, in both languages, over a person's shared facts (SPEC S-3, S-4).
 
-The facts are written in one language and in one set of words; the questions
-ask for them in other words, often in the other language, the way a person
-asks an assistant. ``keyword`` questions share a word (or a Traditional
-spelling of a Simplified one, or a run of Latin and Chinese without a space)
-with the fact; ``paraphrase`` questions share none. Each expects one fact in
-the top five.
-
-``evaluate_facts`` asks them through ``search_visible_matches``, the function
-the MCP ``search_user_context`` tool ranks with, over a connection the facts
-are shared with; ``manage.py retrieval_eval`` prints the figures and
-``tests/mcp_server/test_search_meaning.py`` asks them through ``/mcp``.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations

@@ -1,20 +1,6 @@
 """Run the evaluation set through a real agent run and measure it.
 
-Figures:
-
-* **Recall@5** — of the refs that answer the search questions, the share found
-  in the top five hits; **Paraphrase Recall@5** the same for the questions
-  asked in other words or the other language (SPEC S-4). The same two
-  figures over a person's shared facts, asked as an assistant asks them
-  (``meaning.evaluate_facts``).
-* **Evidence hit rate** — of the questions that need evidence (a decision, the
-  open todos after a meeting, a verbatim quote, a read after a withdrawn
-  permission), the share whose reads held exactly that evidence.
-* **Field violations** — places shown that the call was not allowed to read,
-  plus hits for text only a forbidden field holds, plus withdrawn fields
-  still shown after withdrawal. Must be 0.
-* **Paging completion rate** — of the reads that needed more than one page,
-  the share that reached ``complete: true`` and reassembled to the record.
+Also SPEC S-4. Design notes: docs/design.md.
 """
 
 from __future__ import annotations

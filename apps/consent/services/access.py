@@ -13,10 +13,7 @@ def access_event_record(*, connection: Connection, tool: str, facts: Iterable[tu
                         refs: Iterable[str] = ()) -> None:
     """Record that ``facts`` (id, version) and memory records (``refs``) reached the connection through ``tool``.
 
-    ``AccessEvent.facts`` holds ``[id, version]`` pairs for facts, then one
-    ``"<type>:<id>"`` string per memory record the answer carried (the MCP
-    ``memory_*`` tools, SPEC R-11); readers tell them apart by shape. One
-    INSERT compiled once: /mcp records on every call that carries something.
+    ``AccessEvent.facts`` holds ``[id, version]`` pairs, then one ``"<type>:<id>"`` per record (SPEC R-11).
     """
     entries: list = [[fid, version] for fid, version in facts]
     entries += [str(ref) for ref in dict.fromkeys(refs)]

@@ -1,8 +1,6 @@
 """The person's own data as one JSON document: facts, shares, proposals, access history.
 
-Secrets never leave here: no token, code, hash or client secret is read, so
-none can be written (SPEC A-4). Evidence is included — it is the person's own
-note, and this export goes only to them (SPEC C-8 is about assistants).
+Also SPEC A-4, C-8. Design notes: docs/design.md.
 """
 
 from __future__ import annotations

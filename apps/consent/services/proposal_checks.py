@@ -1,10 +1,6 @@
 """What an assistant may propose, checked before anything is stored (SPEC P-1 … P-3).
 
-Pure functions over the arguments: the shape (P-1), the limits (P-2), pasted
-conversations and secrets (P-2), and the fingerprint that makes identical
-proposals one (P-4). Refusals are ``ProposalError`` values whose ``code`` is one
-of the MCP tool error codes (SPEC M-8) and whose message names the field and,
-for limits, the limit.
+Also SPEC M-8. Design notes: docs/design.md.
 """
 
 from __future__ import annotations
@@ -15,6 +11,7 @@ import re
 import unicodedata
 from dataclasses import asdict, dataclass
 
+from apps.common.errors import CodedError
 from apps.consent import scopes as scope_rules
 from apps.memory.detectors import detect_secrets
 from apps.memory.models import Category
@@ -46,20 +43,8 @@ PROPOSAL_EXPIRED = "proposal_expired"
 TOO_MANY_PENDING = "too_many_pending"  # SPEC P-8
 
 
-class ProposalError(Exception):
-    """A proposal the rules refuse, or an action on a proposal that cannot be taken.
-
-    ``code`` is stable; ``field`` names the argument at fault when there is one.
-    """
-
-    def __init__(self, code: str, message: str, field: str | None = None):
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.field = field
-
-    def __repr__(self) -> str:
-        return f"ProposalError({self.code!r}, {self.message!r}, field={self.field!r})"
+class ProposalError(CodedError):
+    """A proposal the rules refuse, or an action on a proposal that cannot be taken."""
 
 
 @dataclass(frozen=True)
@@ -170,8 +155,7 @@ def _normal(text: str) -> str:
 def fingerprint(args: ProposalArguments) -> str:
     """SHA-256 of the canonical JSON of the normalized arguments (SPEC P-4).
 
-    Text is compared after NFKC, case folding and whitespace collapsing, so
-    "Coffee " and "coffee" are the same proposal; omitted and empty are equal.
+    Text is compared after NFKC, case folding and whitespace collapsing; omitted and empty are equal.
     """
     canonical = {
         name: (_normal(value) if isinstance(value, str) else value)
@@ -196,14 +180,9 @@ MANY_LINES = 6
 
 
 def looks_like_conversation(text: str) -> bool:
-    """Whether ``text`` is dialogue rather than one fact.
+    """Whether ``text`` is dialogue (role or speaker turns) rather than one fact.
 
-    Refused: two or more turns by different chat roles ("User: … Assistant: …",
-    "用户：…助手：…"), three or more role turns of any kind, speaker lines that
-    come back to an earlier speaker ("Alice: … / Bob: … / Alice: …"), or many
-    lines most of which are speaker lines. A fact that merely mentions a role
-    ("prefers the assistant to answer briefly") or a list of "key: value" lines
-    passes.
+    A fact that merely mentions a role, or a list of "key: value" lines, passes.
     """
     if not text:
         return False

@@ -1,13 +1,6 @@
 """Proposals: what an assistant suggests and the person decides (SPEC P-1 … P-7, D-5, J-2).
 
-Nothing here changes a fact until the person confirms (P-7). Expiry needs no
-sweep to be true: a pending proposal at or past ``expires_at`` is treated as
-expired by every action and read (J-2); ``proposal_expire_due`` only records
-it. Errors are ``ProposalError`` values (``apps.consent.services.proposal_checks``).
-
-Where a refusal must also record something (an expiry noticed on the way),
-the record is committed and the error raised after the transaction, so the
-caller's error does not roll the record back.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations
@@ -101,9 +94,7 @@ def _check_target_and_category(connection: Connection, args: ProposalArguments) 
 def _earlier(connection: Connection, digest: str, now) -> Proposal | ProposalError | None:
     """What an identical earlier proposal means for this one (SPEC P-4), read in one statement.
 
-    The pending one if there is one, else the latest: a single query, so a
-    proposal committed by a concurrent identical submission is seen either as
-    pending or not at all.
+    One query, so a concurrent identical submission is seen either as pending or not at all.
     """
     earlier = (
         Proposal.objects.filter(connection=connection, fingerprint=digest)
@@ -128,9 +119,7 @@ def _earlier(connection: Connection, digest: str, now) -> Proposal | ProposalErr
 def _pending_cap_error(connection: Connection, now) -> ProposalError | None:
     """SPEC P-8: ``too_many_pending`` when the connection already holds the most pending proposals allowed.
 
-    Counted under a lock on the connection row, so concurrent submissions
-    cannot pass the cap together. A pending proposal past its 30 days does
-    not count, swept or not (SPEC J-2).
+    Counted under the connection row's lock; expired proposals do not count, swept or not (SPEC J-2).
     """
     limit = settings.PROPOSAL_PENDING_LIMIT
     Connection.objects.select_for_update().filter(pk=connection.pk).exists()
@@ -172,14 +161,9 @@ def _submit(connection: Connection, args: ProposalArguments) -> Proposal | Propo
 
 
 def proposal_submit(*, connection: Connection, arguments: dict) -> Proposal:
-    """Store an assistant's proposal as pending, or answer the identical pending one (SPEC P-1 … P-4).
+    """Store an assistant's proposal as pending, or answer the identical pending one (SPEC P-1 … P-4, P-8).
 
-    Refusals (``ProposalError.code``): ``invalid_argument``, ``conversation_refused``,
-    ``secret_detected``, ``not_found``, ``category_not_allowed``,
-    ``duplicate_processed``, ``proposal_expired``, ``too_many_pending`` (P-8; an
-    identical pending proposal still answers its id). Scopes per op are checked by
-    the caller (``required_scope_for_op``). Safe under concurrency: the partial
-    unique constraint keeps one pending row per (connection, fingerprint).
+    Refuses with ``ProposalError``; the op's scope is checked by the caller. Safe under concurrency.
     """
     args = parse_arguments(arguments)
     check_content(args)
@@ -234,10 +218,9 @@ def _decide(proposal: Proposal, status: str, now, result_fact: Fact | None = Non
 
 
 def _share(connection: Connection, fact: Fact, *, only_if_shared: bool) -> None:
-    """Share ``fact`` at its current version with ``connection``, when the rules allow it (SPEC C-1, C-3).
+    """Share ``fact`` at its current version with ``connection`` when the rules allow (SPEC C-1, C-3).
 
-    The connection row is locked as ``shares_set`` and ``connection_revoke`` do,
-    so a share never lands on a connection being revoked.
+    Locks the connection row, so a share never lands on a connection being revoked.
     """
     locked = Connection.objects.select_for_update().get(pk=connection.pk)
     if locked.revoked_at is not None or not shareable_facts(connection=locked).filter(pk=fact.pk).exists():
@@ -282,13 +265,7 @@ def _confirm(locked: Proposal, now, user, share_with_connection: bool) -> Propos
 def proposal_confirm(*, proposal: Proposal, user, share_with_connection: bool = True) -> Proposal:
     """Apply a pending proposal for its owner (SPEC P-5, P-6).
 
-    ``add`` creates a confirmed fact (the detector may mark it sensitive) and,
-    with ``share_with_connection``, shares it with the proposing assistant.
-    ``update``/``archive`` apply only if the target is still active at the
-    version the assistant saw; otherwise the proposal becomes ``conflict`` and
-    the fact is left as it is (returned, not raised: the page shows it).
-    Raises ``ProposalError`` ``forbidden`` (not the user's), ``proposal_expired``,
-    ``not_pending``.
+    An update or archive of a fact changed since becomes ``conflict`` (returned, not raised).
     """
     return _act(proposal, user, lambda locked, now: _confirm(locked, now, user, share_with_connection))
 
@@ -330,10 +307,7 @@ def proposal_edit(*, proposal: Proposal, user, category: str | None = None, labe
                   value: str | None = None, evidence: str | None = None) -> Proposal:
     """Reword a pending proposal before confirming it (SPEC P-6); it stays pending.
 
-    ``None`` keeps a field. The same limits and refusals as a submission apply
-    (``invalid_argument``, ``conversation_refused``, ``secret_detected``); the
-    person may choose any category, even one the assistant cannot see (the
-    fact is then simply not shared with it on confirmation).
+    ``None`` keeps a field; a submission's limits apply; any category may be chosen.
     """
     given = {"category": category, "label": label, "value": value, "evidence": evidence}
     changes = {name: text for name, text in given.items() if text is not None}

@@ -42,11 +42,7 @@ def scope_words(name: str):
 
 @register.filter
 def redirect_host(application) -> str:
-    """The hosts the assistant may send people back to: the one thing about it we can check.
-
-    Every registered one, not the first alone: an assistant could register a
-    well-known host first and send people to another (SPEC A-7).
-    """
+    """Every host the assistant may send people back to, not the first alone (SPEC A-7)."""
     return ", ".join(registered_destinations(application.redirect_uris))
 
 
@@ -75,10 +71,8 @@ def page_link(context, name: str, number, anchor: str = "") -> str:
 
 @register.simple_tag
 def control(field):
-    """A form field's input, the same HTML Django's widget templates write, written here.
+    """A form field's input, the HTML Django's widget templates write, without their cost per field (SPEC W-6).
 
-    A page at real size holds hundreds of inputs (an edit form per fact and per
-    suggestion, SPEC W-6), and each widget template costs about a millisecond.
     Covers the widgets the /me/ pages use: select, textarea, checkbox, inputs.
     """
     widget = field.field.widget

@@ -36,10 +36,9 @@ class ConnectionPageMixin(MePage):
     nav = "assistants"
 
     def render_connection(self, pk, *, error=None, proposal_form=None, ticked=None, query=None, status=200):
-        """The connection's page; after a refused action, with the reason on top and the failed form in place.
+        """The connection's page; after a refused action, with the reason and the failed form.
 
-        ``ticked``: the fact ids to show ticked in the sharing form instead of what is shared now.
-        ``query``: the filter and page numbers to show (default: the request's own).
+        ``ticked``: fact ids to show ticked instead of what is shared; ``query``: filter and page numbers.
         """
         draft = share_draft.load(self.request, pk)
         if ticked is not None:

@@ -1,9 +1,6 @@
 """Lists of facts at real sizes: filtered, paged, in a fixed number of queries (SPEC W-6).
 
-Personal info and the sharing form show one page of the facts a filter
-selects — a category, words in the label or value, a sharing state — in
-category order, then oldest first. Everything that grows with the person's
-facts is counted or sliced by the database.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations
@@ -41,7 +38,8 @@ def narrowed(queryset: QuerySet[Fact], *, category: str = "", q: str = "", **_) 
 
 def by_state(queryset: QuerySet[Fact], state: str, shares: QuerySet[FactShare]) -> QuerySet[Fact]:
     """``shared``: some share in ``shares`` holds the fact's current version; ``not_shared``: none does;
-    ``changed``: one holds an older version only (SPEC C-2)."""
+    ``changed``: one holds an older version only (SPEC C-2).
+    """
     of_fact = shares.filter(fact_id=OuterRef("pk"))
     current = Exists(of_fact.filter(fact_version=OuterRef("version")))
     if state == "shared":

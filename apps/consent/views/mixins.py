@@ -35,27 +35,18 @@ def consent_error_message(error) -> str:
 class MePage(LoginRequiredMixin, View):
     """A page or action under /me/: anonymous visitors go to the login page (SPEC I-3).
 
-    Nothing of it is ever cached (``dispatch``). Every page shows the service
-    notice while the assistant entry point is not open (SPEC M-10), so people
-    know why their assistants cannot reach them.
+    Never cached; shows the service notice while the assistant entry point is closed (SPEC M-10).
     """
 
     nav = ""  # which header link is the current page
 
     @method_decorator(never_cache)
     def dispatch(self, request, *args, **kwargs):
-        """Every answer, the login redirect included, is ``no-store, private`` (SPEC A-11).
-
-        Personal data must not stay in a browser's or a proxy's cache: after a
-        logout on a shared computer, Back would show the pages again.
-        """
+        """Every answer, the login redirect too, is ``no-store, private`` (SPEC A-11): no personal page stays cached."""
         return super().dispatch(request, *args, **kwargs)
 
     def render_page(self, template: str, context: dict, status: int = 200, *, page_path: str | None = None):
-        """``page_path``: the page's own address, for a page an action re-renders after a refusal.
-
-        The language switch returns there: the action's address answers only POST.
-        """
+        """``page_path``: the page's own address, where the language switch returns after a refused action."""
         status_row = service_status()
         notice = status_row if status_row.state != ServiceStatus.State.OPEN else None
         context = {**context, "service_notice": notice, "nav": self.nav, "page_path": page_path}

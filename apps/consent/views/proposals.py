@@ -49,10 +49,9 @@ class ProposalAction(ConnectionPageMixin, MeAction):
                                       proposal_form=(proposal.pk, form) if form is not None else None)
 
     def decided_before(self, proposal, error: ProposalError, statuses: tuple[str, ...], wording=None):
-        """The proposal, if ``error`` is that it was already decided as this action decides it (else None).
+        """The proposal, if ``error`` says it was already decided as this action decides it (else None).
 
-        The same decision sent twice (a double click on a slow network) is then answered as the
-        first one was, rather than as a refusal. ``wording``: the edit's fields, which must match.
+        A double submission is then answered as the first was. ``wording``: the edit's fields, which must match.
         """
         if error.code != "not_pending":
             return None

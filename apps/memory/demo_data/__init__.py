@@ -1,7 +1,6 @@
 """Demo data for the local default (SPEC I-2, O-1): one person, N facts, one week of records.
 
-Deterministic and idempotent: running it again with the same arguments
-changes nothing. Every memory write goes through ``apps.memory.services``.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations

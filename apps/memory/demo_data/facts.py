@@ -89,11 +89,9 @@ def _changes(fact: Fact, spec: FactSpec) -> dict:
 
 
 def seed_facts(*, owner, count: int, progress: Callable[[int, int], None] | None = None) -> FactsSeeded:
-    """Make the owner's active facts exactly the first ``count`` demo facts.
+    """Make the owner's active facts exactly the first ``count`` demo facts, through the fact services.
 
-    The i-th active fact (by id) becomes the i-th demo fact, so a second run
-    changes nothing and creates nothing. Active facts beyond ``count`` are
-    archived, never deleted. Every write goes through the fact services.
+    Idempotent: the i-th active fact becomes the i-th demo fact; those beyond ``count`` are archived.
     """
     result = FactsSeeded()
     specs = demo_facts(count)

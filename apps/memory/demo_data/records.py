@@ -1,8 +1,6 @@
 """The demo person's other records (SPEC D-6): one week of meetings, todos, memos and a digest.
 
-Each record is keyed by a fixed title (or period), so a second run finds it and
-creates nothing. Dates are fixed too: the demo week is 25–31 May 2026 in
-Shanghai, whatever day the seed runs.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations

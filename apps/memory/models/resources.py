@@ -1,7 +1,6 @@
 """The other eight memory resources (SPEC D-6).
 
-Originals are stored whole: fields are ``TextField`` where text may be long,
-and transcript bodies live in object storage (SPEC R-12).
+Also SPEC R-12. Design notes: docs/design.md.
 """
 
 from django.conf import settings

@@ -71,12 +71,7 @@ def fact_create(
 def fact_update(*, fact: Fact, expected_version: int | None = None, active_only: bool = False, **changes) -> Fact:
     """Apply ``changes``; the version moves only when category, label or value change (SPEC C-2).
 
-    The row is locked, so two concurrent edits are applied one after the other;
-    ``expected_version`` turns a stale edit into ``FactVersionConflict`` — unless
-    it asks for exactly what is saved now (the same edit sent twice): that
-    overwrites nothing, so it is no conflict. ``active_only``: an archived
-    fact raises ``FactArchived`` (the person's edit from a page opened before
-    it was archived); staff, seeding and the sensitive switch may edit one.
+    Stale ``expected_version``: ``FactVersionConflict``, unless already saved; ``active_only``: ``FactArchived``.
     """
     unknown = set(changes) - set(EDITABLE_FIELDS)
     if unknown:

@@ -72,10 +72,9 @@ def voice_memo_create(*, owner, title: str, text: str, recorded_at: datetime, du
 def transcript_create(
     *, owner, title: str, segments: list[dict], recorded_at: datetime, language: str = "zh-hans",
 ) -> Transcript:
-    """Store the whole body in object storage, then its metadata row.
+    """Store the whole body in object storage, then its metadata row (the object is removed if the row fails).
 
     ``segments`` are ``{"speaker", "start_ms", "end_ms", "text"}``; nothing is cut.
-    The object is written first and removed again if the row cannot be saved.
     """
     body = json.dumps({"segments": segments}, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     path, size, digest = storage.body_store(owner_id=owner.pk, data=body)

@@ -1,28 +1,6 @@
 """The search backend interface (SPEC R-6, R-7, S-3).
 
-One ``BaseSearchBackend`` builds the query every backend shares; each database
-fills in the hooks that raise ``NotImplementedError`` here (Wagtail's database
-search backends are built the same way). The backend for a connection is
-chosen from ``connection.vendor`` in ``apps.retrieval.backends``.
-
-Matching, the same on every database:
-
-* the query and the stored text are normalized alike (``indexing.normalize``);
-  the query is split on whitespace into terms, and a record matches when
-  **every** term is a substring of at least one of its searchable fields that
-  the caller may read (SPEC R-5: other fields never take part);
-* candidates are one owner's projection rows, narrowed by the database's
-  trigram index for terms of three or more characters (on PostgreSQL the
-  index is owner first, so it reads only that owner's entries); shorter
-  terms (a two-character Chinese word, "AI") cannot use trigrams, so they are
-  matched by a plain substring test over that one owner's rows — never over
-  the whole table;
-* every candidate is confirmed against its source record in the same query
-  (``SearchScope.records``: ownership, status, sharing …), so a stale or
-  foreign projection row is never answered.
-
-Ranking is deterministic: the score (rounded to 1e-6 so float summation order
-cannot reorder ties), then resource type and record id.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations
@@ -46,10 +24,7 @@ SCORE_SCALE = 1_000_000
 class SearchScope:
     """What a caller may search in one resource type.
 
-    ``fields`` are the JSON Pointer paths it may read (only they are matched);
-    ``records`` is a queryset of the source records it may see right now —
-    only their primary keys are used, inside the search query itself — or
-    the SQL and parameters of a statement selecting those primary keys.
+    ``fields``: the readable JSON Pointers; ``records``: the records it may see (queryset, or SQL and parameters).
     """
 
     resource_type: str
@@ -128,8 +103,7 @@ class BaseSearchBackend:
     def vector_sql(self, *, owner_id: int, scopes: Sequence[SearchScope], model: str) -> tuple[str, list] | None:
         """The statement naming the rows whose meaning vectors a search may compare (SPEC S-4, R-5).
 
-        The same owner and scope clause as the keyword statement: only fields
-        the caller may read, of records it may see, ever reach the comparison.
+        The keyword statement's owner and scope clause: only readable fields of visible records.
         """
         scope = self._scope_clause(scopes)
         if scope is None:
@@ -169,10 +143,7 @@ class BaseSearchBackend:
     def _coverage_expression(self, terms: list[str]) -> tuple[str, list]:
         """Per term found in the field: 1, plus the share of the field it covers, halved.
 
-        Finding the term counts most; how much of the field it is only orders
-        fields that both hold it (a label that *is* the query first). Coverage
-        alone made every short title outrank every longer field for a
-        two-character query.
+        Finding the term counts most; coverage only orders fields that both hold it.
         """
         parts, params = [], []
         for term in terms:

@@ -1,10 +1,6 @@
 """PostgreSQL: pg_trgm narrows candidates and scores similarity; tsvector ranks whole-word hits (SPEC R-7).
 
-Candidates come from one GIN index over ``(owner_id, text gin_trgm_ops)``
-(migration ``0003``; ``btree_gin`` supplies the operator class of the owner
-column): ``owner_id = … AND text LIKE '%term%'`` is answered inside the index
-from that owner's entries only, and a term too short for trigrams reads the
-owner's entries of the same index.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations
@@ -90,7 +86,8 @@ class PostgresSearchBackend(BaseSearchBackend):
 
     def _state(self, cursor) -> tuple[list[str], bool | None, bool]:
         """The extensions not installed, whether the trigram index is valid (None: missing), and
-        whether the ranking column exists."""
+        whether the ranking column exists.
+        """
         cursor.execute("SELECT extname FROM pg_extension WHERE extname = ANY(%s)", [list(EXTENSIONS)])
         installed = {row[0] for row in cursor.fetchall()}
         cursor.execute(

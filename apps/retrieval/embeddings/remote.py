@@ -1,10 +1,6 @@
 """Embeddings served over HTTP by an OpenAI-compatible ``/embeddings`` endpoint (SPEC S-4).
 
-``POST {url}/embeddings`` with ``{"model", "input": [texts]}``; the answer's
-``data[i].embedding`` in ``data[i].index`` order. Any failure — refused
-connection, timeout, an error status, a malformed or mis-sized answer — is
-``EmbeddingUnavailable``: a write then leaves the vector to the rebuild, and
-a search answers by words alone.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations

@@ -1,10 +1,6 @@
 """Resource declarations (SPEC R-1): what a resource type is, as data.
 
-One ``Declaration`` per type names its fields as JSON Pointer patterns with
-types, the filters it accepts, which fields each audience may read, and which
-fields are searchable. Everything else in the layer (parsing, authorization,
-projection of records, paging, the catalog, the OpenAPI schema) is derived
-from it; a new type is a declaration plus an adapter (``adapters.py``).
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations
@@ -42,7 +38,8 @@ class Field:
 @dataclass(frozen=True)
 class Filter:
     """A filter ``list`` accepts. It needs ``field`` to be readable: filtering on a
-    field the caller may not read would reveal it (SPEC R-5)."""
+    field the caller may not read would reveal it (SPEC R-5).
+    """
 
     name: str
     type: str

@@ -1,9 +1,6 @@
 """Two of the three operations (SPEC R-2): ``list`` and ``read`` (``search`` is in ``searching``).
 
-Each takes an ``Access`` computed for this very call and a request already
-parsed strictly (``parsing``); each answers a JSON-ready dict or raises
-``LayerError``. Nothing here decides who the caller is; everything here
-decides what that caller may see.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations

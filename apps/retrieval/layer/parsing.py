@@ -1,10 +1,6 @@
 """Strict parsing of requests (SPEC R-3).
 
-Refused, each with its code and the JSON Pointer of the offending part:
-malformed JSON, duplicate keys at any depth, unknown keys, explicit
-``null``, wrong types, text no database stores (NUL, lone surrogates),
-invalid timestamps, undeclared filters, bad refs.
-Nothing is ignored or defaulted silently except documented optional keys.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations

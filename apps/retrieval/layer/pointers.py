@@ -1,8 +1,6 @@
 """JSON Pointer (RFC 6901) paths, and the ``*`` wildcard declarations use for array items.
 
-A *pattern* is a pointer whose array indexes are written ``*``
-(``/participants/*/display_name``); a *concrete* pointer names one place in
-one document (``/participants/2/display_name``).
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations

@@ -1,21 +1,6 @@
 """``search(query, resource?, top_k?)`` across the types a caller may search (SPEC R-5 … R-8).
 
-1. Field permissions first (SPEC R-5): per type, only the searchable fields
-   the caller may read are handed to the search backend, which matches only
-   projection rows of those fields. Text of any other field never takes part.
-2. Candidates come from the projection, by words and by meaning (SPEC S-4,
-   ``apps.retrieval.hybrid``: the vectors of the same readable fields only),
-   and are confirmed against the source record (SPEC R-6): the backend
-   already restricts them to the owner's current records; here each is
-   loaded again, checked current, and its *current* readable text must still
-   contain every query term — or, for a match by meaning, the field's current
-   text must still be the text its vector was made from. A stale projection
-   row can neither add nor keep a match.
-3. Ranking across types (SPEC R-8, ``ranking``), de-duplication by ref, then
-   the cut to ``top_k`` and to ``SEARCH_BYTES`` of JSON.
-
-A hit shows only readable fields: its title, status and time when readable,
-and a snippet cut from the readable field that matched.
+Also SPEC S-4. Design notes: docs/design.md.
 """
 
 from __future__ import annotations
@@ -126,9 +111,7 @@ def _hit(v: TypeView, instance, doc: dict, candidate: Candidate, snippet: dict) 
 class _Confirmation:
     """Each candidate's proof of match, built once and only when asked for (SPEC R-6).
 
-    The document holds only what a hit can show — the searchable fields, the
-    title, status and time — and only where the caller may read them; nothing
-    else of the record is computed (a todo's episodes, say).
+    Only what a hit can show, and only where the caller may read it.
     """
 
     def __init__(self, instances: dict, terms: list[str], normalize, keyword: set[str], meaning: dict):

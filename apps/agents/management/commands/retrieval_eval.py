@@ -1,9 +1,6 @@
 """``manage.py retrieval_eval``: measure list/search/read on the fixed evaluation set.
 
-Builds synthetic bilingual users and records, asks the set's questions
-through a real agent run, prints Recall@5, the evidence hit rate, field
-violations and the paging completion rate, and rolls everything back.
-Exits 1 when a field was shown that should not have been.
+Design notes: docs/design.md.
 """
 
 import json
