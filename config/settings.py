@@ -187,7 +187,7 @@ STORAGES = {
 # With REDIS_URL: one cache shared by every web worker, Redis as Celery's broker
 # and result store, workers + exactly one beat (docs/deploy.md). Without it (the
 # local default): a per-process cache and tasks run inline when called.
-from celery.schedules import crontab  # noqa: E402
+from celery.schedules import crontab  # noqa: E402 - beside the section that uses it
 
 REDIS_URL = env.str("REDIS_URL")
 if REDIS_URL:
@@ -427,7 +427,7 @@ if not DEBUG:
 # Content-Security-Policy (django-csp): the pages hold no inline script or style, so nothing but the site's own
 # files runs or styles them. The consent page alone drops form-action: approving redirects the browser to the
 # assistant's redirect URI, which a form-action of 'self' would refuse (apps/oauth/views.py). docs/deploy.md.
-from csp.constants import NONE, SELF  # noqa: E402
+from csp.constants import NONE, SELF  # noqa: E402 - beside the section that uses it
 
 CONTENT_SECURITY_POLICY = {
     "DIRECTIVES": {

@@ -25,7 +25,10 @@ def main(args: list[str]) -> int:
     given = os.environ.get("DATABASE_URL", "")
     with contextlib.ExitStack() as stack:
         redis_url = stack.enter_context(redis_server())
-        pg_url = given if given.startswith(("postgres://", "postgresql://")) else stack.enter_context(postgres_cluster())
+        if given.startswith(("postgres://", "postgresql://")):
+            pg_url = given
+        else:
+            pg_url = stack.enter_context(postgres_cluster())
         results = {
             "sqlite": _pytest("sqlite:///var/test.sqlite3", redis_url, "sqlite", args),
             "postgresql": _pytest(pg_url, redis_url, "postgresql", args),

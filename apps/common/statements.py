@@ -85,7 +85,9 @@ def constant_sql(model: type[Model], build: Callable[[], QuerySet]) -> tuple[str
     return found.sql, found.params
 
 
-def bound(model: type[Model], build: Callable[..., QuerySet], kinds: tuple[str, ...], *values) -> tuple[str, list] | None:
+def bound(
+    model: type[Model], build: Callable[..., QuerySet], kinds: tuple[str, ...], *values
+) -> tuple[str, list] | None:
     """The SQL and parameters of ``build(*values)``, compiled once, to run inside another statement."""
     found = compiled(build, kinds, router.db_for_read(model))
     return None if found is None else (found.sql, found.bind(values))

@@ -108,4 +108,4 @@ class AccessEventAdmin(ReadOnlyAdmin):
         return False
 
 
-from apps.consent import admin_proposals  # noqa: E402, F401  (the Proposal admin)
+from apps.consent import admin_proposals  # noqa: E402, F401  (registers the Proposal admin)

@@ -26,6 +26,8 @@ from django.conf import settings
 from django.db import DatabaseError, connections, router
 from django.http import HttpRequest
 
+from apps.common.statements import constant_sql, prepared_cursor
+from apps.consent.models import Connection
 from apps.mcp_server import catalog
 from apps.mcp_server.errors import (
     RPC_FORBIDDEN,
@@ -34,8 +36,6 @@ from apps.mcp_server.errors import (
     RPC_UNAVAILABLE,
     Refusal,
 )
-from apps.common.statements import constant_sql, prepared_cursor
-from apps.consent.models import Connection
 from apps.oauth.bearer import BearerGrant, grant_from_row, grant_statement
 from apps.ops.models import ServiceStatus
 from apps.ops.selectors import service_state_query, service_status

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from apps.mcp_server.profile import PAGE_MAX_FACTS
 from apps.memory.models import Category
 from apps.memory.models.facts import EVIDENCE_MAX, LABEL_MAX, VALUE_MAX
-from apps.mcp_server.profile import PAGE_MAX_FACTS
 from apps.retrieval.layer import parsing as _layer_parsing
 from apps.retrieval.layer.audiences import EXTERNAL as _EXTERNAL
 from apps.retrieval.layer.audiences import EXTERNALLY_PUBLISHABLE as _PUBLISHABLE

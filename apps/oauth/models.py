@@ -25,7 +25,7 @@ class HashedGrant(AbstractGrant):
         verbose_name_plural = _("authorization codes")
 
 
-class TokenFamily(models.Model):
+class TokenFamily(models.Model):  # noqa: DJ008 - its admin shows it by its columns
     """All tokens descended from one consent; refresh ends 30 days after it (SPEC A-2).
 
     ``code`` is the hash of the authorization code the family came from. The

@@ -61,9 +61,9 @@ def oauth_tokens_purge() -> bool:
     at least the family's absolute lifetime (A-2): refuse to run otherwise.
     """
     from oauth2_provider.models import clear_expired, refresh_token_expire_timedelta
+    from oauth2_provider.settings import oauth2_settings
 
     from apps.oauth.services import token_families_purge
-    from oauth2_provider.settings import oauth2_settings
 
     keep_revoked_for = refresh_token_expire_timedelta()
     if not oauth2_settings.REFRESH_TOKEN_REUSE_PROTECTION or keep_revoked_for is None \

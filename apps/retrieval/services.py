@@ -57,7 +57,7 @@ def _embed_rows(rows: list[SearchProjection]) -> list[SearchProjection]:
     except EmbeddingUnavailable as exc:
         log.warning("meaning vectors left for later: %s", exc)
         return rows
-    for row, vector in zip(rows, vectors):
+    for row, vector in zip(rows, vectors, strict=False):
         row.vector, row.vector_model = pack(vector), embedder.name
     return []
 

@@ -96,7 +96,10 @@ def similarities(backend, *, owner_id: int, scopes: Sequence, model: str,
             positions = np.fromiter((position for _, position in present), dtype=np.int64, count=len(present))
             matrix, scales = kept.matrix[positions], kept.scales[positions]
     scores = (matrix.astype(np.float32) @ query.astype(np.float32)) * scales
-    return [(row[0], row[1], int(row[2]), row[3], score) for (row, _), score in zip(present, scores.tolist())]
+    return [
+        (row[0], row[1], int(row[2]), row[3], score)
+        for (row, _), score in zip(present, scores.tolist(), strict=True)
+    ]
 
 
 def forget() -> None:

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 
 from django.contrib.auth import get_user_model
 
 from apps.memory import services
 
-NOW = datetime(2026, 6, 1, 9, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 6, 1, 9, 0, tzinfo=UTC)
 REMINDER_QUOTE = "我们先只做本地推送，云端补发等七月再说。"
 PRICING_QUOTE = "Let's keep the team plan out of the beta, full stop."
 PASSPORT = "E12345678"
@@ -130,7 +130,9 @@ def build() -> Dataset:
                                   summary="决定：云端补发优先。", topics=["提醒", "mobile reminders"]))
     count(services.todo_create(owner=sam, title="写提醒文案初稿"))
 
-    episode = lambda e: f"episode:{e.pk}"  # noqa: E731
+    def episode(e):
+        return f"episode:{e.pk}"
+
     questions = [
         Question("q1", "search", "上周移动端提醒那场会？", query="移动端提醒", resource="episode",
                  expected={episode(review)}),

@@ -6,8 +6,8 @@ from django.contrib.auth.mixins import LoginRequiredMixin
 from django.shortcuts import render
 from django.utils.decorators import method_decorator
 from django.utils.translation import gettext_lazy as _
-from django.views.decorators.cache import never_cache
 from django.views import View
+from django.views.decorators.cache import never_cache
 
 from apps.ops.models import ServiceStatus
 from apps.ops.selectors import service_status

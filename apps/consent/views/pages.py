@@ -22,7 +22,7 @@ from apps.consent.forms import FactFilterForm
 from apps.consent.models import AccessEvent, Connection, Proposal
 from apps.consent.proposal_selectors import proposal_for_user
 from apps.consent.views import fact_lists
-from apps.consent.views.fact_lists import BLOCKED_LIMIT, BlockedRow, ShareRow, facts_page, page_of  # noqa: F401
+from apps.consent.views.fact_lists import BLOCKED_LIMIT, BlockedRow, ShareRow, facts_page, page_of  # noqa: F401 - read as pages.*
 from apps.memory.models import Category, Certainty, Fact, FactStatus
 
 # A replayed refresh token or authorization code revoked a token family (SPEC A-3).
@@ -199,7 +199,9 @@ def sharing_part(*, connection: Connection, shared: dict[int, int], query, draft
     filters = form.values()
     page = page_of(fact_lists.sharing_choices(connection, filters), query.get("page"), fact_lists.SHARES_PER_PAGE)
     page.object_list = [
-        ShareRow(fact, shared.get(fact.pk), draft[fact.pk][0] if fact.pk in draft else shared.get(fact.pk) == fact.version)
+        ShareRow(
+            fact, shared.get(fact.pk), draft[fact.pk][0] if fact.pk in draft else shared.get(fact.pk) == fact.version
+        )
         for fact in page.object_list
     ]
     granted = set(selectors.connection_categories(connection))

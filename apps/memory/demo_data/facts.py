@@ -8,8 +8,8 @@ from itertools import islice
 
 from django.db import transaction
 
-from apps.memory.detectors import looks_sensitive
 from apps.memory.demo_data.fact_content import EVIDENCE, GUESSES, MARKED_SENSITIVE, POOLS
+from apps.memory.detectors import looks_sensitive
 from apps.memory.models import Category, Certainty, Fact, FactStatus
 from apps.memory.services import fact_archive, fact_create, fact_update
 
@@ -45,7 +45,7 @@ def _long_and_short(pool: list[tuple[str, str]]) -> list[tuple[str, str]]:
     by_size = sorted(pool, key=lambda item: (-len(item[1].encode()), item[0]))
     half = (len(by_size) + 1) // 2
     longer, shorter = by_size[:half], by_size[half:][::-1]
-    return [item for pair in zip(longer, [*shorter, None]) for item in pair if item is not None]
+    return [item for pair in zip(longer, [*shorter, None], strict=False) for item in pair if item is not None]
 
 
 ORDERED_POOLS = {category: _long_and_short(pool) for category, pool in POOLS.items()}

@@ -168,7 +168,8 @@ def seed_records(*, owner) -> None:
             owner=owner, period=Digest.Period.WEEK, period_start=WEEK_START, period_end=WEEK_START + timedelta(days=6),
             episodes=[meeting, coffee],
             summary="本周重点：定下测试版定价（免费版 + 个人付费版），团队版推迟到第三季度；给 Acme 的报价周五截止。"
-                    "Saturday: coffee with Emily, agreed to run the Shanghai marathon together. 待办：牙医复诊、买跑鞋。",
+                    "Saturday: coffee with Emily, agreed to run the Shanghai marathon together. "
+                    "待办：牙医复诊、买跑鞋。",
         )
     proposal = _existing(Todo, owner, title="Send the pricing proposal to Acme")
     action = "把“Send the pricing proposal to Acme”的截止时间提前到周四下午"
