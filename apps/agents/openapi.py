@@ -7,6 +7,8 @@ document cannot drift from what the API accepts.
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 
 from apps.retrieval.layer.documents import PAGE_BYTES
@@ -15,7 +17,7 @@ from apps.retrieval.layer.parsing import CURSOR_MAX, QUERY_MAX, TOP_K_DEFAULT, T
 from apps.retrieval.layer.registry import registry
 from apps.retrieval.layer.searching import SEARCH_BYTES
 
-_FILTER_SCHEMAS = {
+_FILTER_SCHEMAS: dict[str, dict[str, Any]] = {
     "timestamp": {"type": "string", "format": "date-time", "description": "RFC 3339 with an offset"},
     "date": {"type": "string", "format": "date"},
     "string": {"type": "string", "minLength": 1, "maxLength": 200},

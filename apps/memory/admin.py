@@ -9,6 +9,8 @@ due date may be corrected (through ``todo_update``) and any resource may be
 soft-deleted (through ``resource_delete``, SPEC R-6).
 """
 
+from typing import ClassVar
+
 from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.utils.translation import gettext_lazy as _
@@ -117,7 +119,7 @@ class DeletedListFilter(admin.SimpleListFilter):
 class ResourceAdmin(admin.ModelAdmin):
     """Read-only view of a product-written resource, with soft delete as the one action."""
 
-    list_select_related = ("owner",)
+    list_select_related: ClassVar[tuple[str, ...]] = ("owner",)
     raw_id_fields = ("owner",)
     date_hierarchy = "created_at"
     actions = ("soft_delete",)

@@ -8,11 +8,13 @@ Shanghai, whatever day the seed runs.
 from __future__ import annotations
 
 from datetime import date, datetime, timedelta
+from typing import TYPE_CHECKING, Any, TypeVar
 from zoneinfo import ZoneInfo
 
-from django.db import models, transaction
+from django.db import transaction
 
 from apps.memory.models import CalendarEvent, Contact, Digest, Episode, Intent, Todo, Transcript, VoiceMemo
+from apps.memory.models.resources import OwnedResource
 from apps.memory.services import (
     calendar_event_create,
     contact_create,
@@ -35,8 +37,14 @@ def at(day: int, hour: int, minute: int = 0) -> datetime:
     return moment.replace(hour=hour, minute=minute)
 
 
-def _existing(model: type[models.Model], owner, **key) -> models.Model | None:
-    return model.objects.filter(owner=owner, deleted_at__isnull=True, **key).order_by("id").first()
+if TYPE_CHECKING:
+    from apps.accounts.models import User
+
+R = TypeVar("R", bound=OwnedResource)
+
+
+def _existing(model: type[R], owner: User, **key: Any) -> R | None:
+    return model._default_manager.filter(owner=owner, deleted_at__isnull=True, **key).order_by("id").first()
 
 
 MEETING_SEGMENTS = [
