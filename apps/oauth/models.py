@@ -1,5 +1,7 @@
 """Extensions of django-oauth-toolkit through its swappable models (SPEC A-2 … A-4)."""
 
+from datetime import datetime
+
 from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
@@ -50,7 +52,7 @@ class TokenFamily(models.Model):  # noqa: DJ008 - its admin shows it by its colu
         indexes = [models.Index(fields=["user", "application"], name="family_user_app")]
 
     @staticmethod
-    def kept_since(now):
+    def kept_since(now: datetime) -> datetime:
         """Families consented before this moment are forgotten: 30 days of refresh, then 30 in which
         a revoked refresh token can still be replayed and recognised (``token_families_purge``)."""
         return now - 2 * settings.REFRESH_FAMILY_LIFETIME

@@ -201,8 +201,8 @@ def projection_rebuild(*, dry_run: bool = False, chunk_size: int = REBUILD_CHUNK
         total = manager.count() if progress else 0
         while True:
             with transaction.atomic():
-                batch = manager.filter(pk__gt=last_pk).order_by("pk")
-                batch = list((batch if dry_run else batch.select_for_update())[:chunk_size])
+                after = manager.filter(pk__gt=last_pk).order_by("pk")
+                batch = list((after if dry_run else after.select_for_update())[:chunk_size])
                 if not batch:
                     break
                 _sync(indexed, batch, drift, apply=not dry_run)

@@ -18,6 +18,6 @@ def access_event_record(*, connection: Connection, tool: str, facts: Iterable[tu
     ``memory_*`` tools, SPEC R-11); readers tell them apart by shape. One
     INSERT compiled once: /mcp records on every call that carries something.
     """
-    entries: list = [[fid, version] for fid, version in facts]
+    entries: list[list[int] | str] = [[fid, version] for fid, version in facts]
     entries += [str(ref) for ref in dict.fromkeys(refs)]
     insert(AccessEvent, {"connection": connection.pk, "tool": tool, "facts": entries, "created_at": clock.now()})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import TYPE_CHECKING
 
 from django.db import transaction
 from oauth2_provider.models import get_access_token_model, get_grant_model, get_refresh_token_model
@@ -11,6 +12,11 @@ from apps.common import clock
 from apps.consent import scopes as scope_rules
 from apps.consent.models import Connection, FactShare
 from apps.memory.models import Category
+
+if TYPE_CHECKING:
+    from oauth2_provider.models import Application
+
+    from apps.accounts.models import User
 
 LAST_USED_RESOLUTION = timedelta(minutes=1)
 
@@ -35,7 +41,7 @@ def _check(scopes: set[str], categories: set[str]) -> None:
 
 
 @transaction.atomic
-def connection_authorize(*, user, application, scopes: set[str], categories: set[str]) -> Connection:
+def connection_authorize(*, user: User, application: Application, scopes: set[str], categories: set[str]) -> Connection:
     """Create the connection, or replace its scopes and categories (SPEC A-7).
 
     A revoked connection comes back only through this, i.e. a new authorization
@@ -106,7 +112,7 @@ def connection_revoke(*, connection: Connection) -> Connection:
     return locked
 
 
-def connection_live_locked(*, user, application) -> bool:
+def connection_live_locked(*, user: User, application: Application) -> bool:
     """Whether the person's connection with this assistant is live, its row locked until the transaction ends.
 
     Live: not revoked, and the person's account active (staff may deactivate it, SPEC C-7).
