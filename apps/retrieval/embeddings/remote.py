@@ -25,7 +25,7 @@ class HttpEmbedder(Embedder):
         self.model, self.dim, self.timeout = model, int(dim), float(timeout)
         self.name = f"http:{model}"
         self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        self._client = None
+        self._client: httpx.Client | None = None
 
     def _http(self) -> httpx.Client:
         if self._client is None:

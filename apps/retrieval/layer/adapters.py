@@ -91,6 +91,7 @@ class ModelAdapter(Adapter):
     one; nested values are taken as stored and cut to the declaration later.
     """
 
+    model: type[models.Model]  # every model adapter names its model
     select_related: tuple[str, ...] = ()
     prefetch_related: tuple[str, ...] = ()
 
@@ -236,7 +237,7 @@ def _linked(instance, lookup) -> list:
     path = lookup.prefetch_to if isinstance(lookup, Prefetch) else lookup
     rows = [instance]
     for name in path.split(LOOKUP_SEP):
-        reached = []
+        reached: list[models.Model] = []
         for row in rows:
             value = getattr(row, name)
             if isinstance(value, models.Manager):

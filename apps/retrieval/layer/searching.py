@@ -21,6 +21,7 @@ and a snippet cut from the readable field that matched.
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from django.db import DatabaseError, transaction
 
@@ -58,9 +59,9 @@ def searchable_fields(v: TypeView) -> tuple[str, ...]:
 
 def texts_at(doc: dict, pattern: str) -> list[tuple[str, str]]:
     """(concrete path, string) for every string at ``pattern`` in ``doc``."""
-    found = [((), doc)]
+    found: list[tuple[tuple[str | int, ...], object]] = [((), doc)]
     for token in pointers.split(pattern):
-        step = []
+        step: list[tuple[tuple[str | int, ...], object]] = []
         for tokens, value in found:
             if token == pointers.WILDCARD and isinstance(value, list):
                 step += [((*tokens, i), item) for i, item in enumerate(value)]
@@ -131,7 +132,10 @@ class _Confirmation:
     else of the record is computed (a todo's episodes, say).
     """
 
-    def __init__(self, instances: dict, terms: list[str], normalize, keyword: set[str], meaning: dict):
+    def __init__(
+        self, instances: dict, terms: list[str], normalize, keyword: set[str],
+        meaning: dict[str, tuple[str, str | None]],
+    ):
         self._instances, self._terms, self._normalize = instances, terms, normalize
         self._keyword = keyword  # refs the words matched
         self._meaning = meaning  # ref → (field pattern, the text its vector was made from)
@@ -171,7 +175,7 @@ def search(access: Access, request: SearchRequest) -> dict:
         fields = searchable_fields(v)
         if fields:
             scopes.append(SearchScope(v.type, fields, v.resource.adapter.searchable_records(access.user_id)))
-    answer = {"query": request.query, "hits": [], "truncated": False}
+    answer: dict[str, Any] = {"query": request.query, "hits": [], "truncated": False}
     if not scopes:
         return answer
     try:
