@@ -19,7 +19,7 @@ class UserAdmin(DjangoUserAdmin):
     ordering = ("username",)
     readonly_fields = ("last_login", "date_joined", "facts_link")
     fieldsets = (
-        *DjangoUserAdmin.fieldsets,
+        *DjangoUserAdmin.fieldsets,  # type: ignore[misc]  # Django's user admin has them
         (_("Memory"), {"fields": ("facts_link",)}),
     )
 

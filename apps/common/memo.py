@@ -14,7 +14,8 @@ from typing import Any
 
 class BoundedMemo:
     def __init__(self, size: int):
-        self.size, self.entries, self.lock = size, OrderedDict(), threading.Lock()
+        self.size, self.lock = size, threading.Lock()
+        self.entries: OrderedDict[Any, Any] = OrderedDict()
 
     def get(self, key) -> Any:
         with self.lock:

@@ -21,12 +21,12 @@ import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from django.core.exceptions import EmptyResultSet
 from django.db import NotSupportedError, connections, router
 from django.db.backends.utils import CursorDebugWrapper, CursorWrapper
-from django.db.models import Lookup, Model, QuerySet
+from django.db.models import Field, Lookup, Model, QuerySet
 from django.db.models.sql import InsertQuery
 
 # Values no row can hold: ids far below any sequence, a UUID no generator issues, text with a NUL.
@@ -217,7 +217,8 @@ def insert(model: type[Model], values: dict[str, Any]) -> None:
     alias = router.db_for_write(model)
     connection = connections[alias]
     names = tuple(values)
-    params = [model._meta.get_field(name).get_db_prep_save(values[name], connection) for name in names]
+    fields = [cast(Field, model._meta.get_field(name)) for name in names]  # columns, never reverse relations
+    params = [field.get_db_prep_save(values[name], connection) for field, name in zip(fields, names, strict=True)]
     with prepared_cursor(connection) as cursor:
         cursor.execute(_insert_sql(model, names, alias), params)
 
@@ -225,6 +226,6 @@ def insert(model: type[Model], values: dict[str, Any]) -> None:
 @lru_cache(maxsize=32)
 def _insert_sql(model: type[Model], names: tuple[str, ...], alias: str) -> str:
     query = InsertQuery(model)
-    query.insert_values([model._meta.get_field(name) for name in names], [model()])
+    query.insert_values([cast(Field, model._meta.get_field(name)) for name in names], [model()])
     [(sql, _)] = query.get_compiler(using=alias).as_sql()
     return sql

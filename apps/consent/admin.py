@@ -5,6 +5,8 @@ may revoke connections, which goes through ``connection_revoke`` like the
 person's own page (SPEC C-7). Proposals have their own admin module.
 """
 
+from typing import ClassVar
+
 from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.utils.translation import gettext_lazy as _
@@ -17,7 +19,7 @@ USERNAME = f"user__{get_user_model().USERNAME_FIELD}"
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
-    fields: tuple = ()
+    fields: ClassVar[tuple[str, ...]] = ()
 
     def has_add_permission(self, request):
         return False

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import cast
 
 from django import forms
 from django.core.exceptions import ValidationError
@@ -122,8 +123,10 @@ class FactFilterForm(forms.Form):
     def __init__(self, *args, categories=None, states=STATES, **kwargs):
         super().__init__(*args, **kwargs)
         codes = Category.values if categories is None else categories
-        self.fields["category"].choices = [("", _("All categories")), *((c, Category(c).label) for c in codes)]
-        self.fields["state"].choices = [("", _("Shared or not")), *states.items()]
+        cast(forms.ChoiceField, self.fields["category"]).choices = [
+            ("", _("All categories")), *((c, Category(c).label) for c in codes)
+        ]
+        cast(forms.ChoiceField, self.fields["state"]).choices = [("", _("Shared or not")), *states.items()]
 
     def values(self) -> dict[str, str]:
         """The filter as given, each invalid part left out."""
@@ -170,10 +173,10 @@ class NarrowForm(forms.Form):
 
     def __init__(self, *args, connection, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["scopes"].choices = [
+        cast(forms.MultipleChoiceField, self.fields["scopes"]).choices = [
             (name, scope_rules.DESCRIPTIONS.get(name, name)) for name in connection.scopes
         ]
-        self.fields["categories"].choices = [
+        cast(forms.MultipleChoiceField, self.fields["categories"]).choices = [
             (code, Category(code).label) for code in connection.categories if code in Category.values
         ]
 

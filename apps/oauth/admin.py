@@ -6,6 +6,8 @@ fields; the raw-value columns are blank anyway (hashed storage), and their
 hashes are not shown either.
 """
 
+from typing import ClassVar
+
 from django import forms
 from django.contrib import admin
 from django.contrib.auth import get_user_model
@@ -23,7 +25,7 @@ APPLICATION_SEARCH = ("application__name", "application__client_id")
 class ReadOnlyAdmin(admin.ModelAdmin):
     """Rows written only by the OAuth flows: no adding, and every shown field read-only."""
 
-    fields: tuple = ()
+    fields: ClassVar[tuple[str, ...]] = ()
 
     @admin.display(description=_("resource"))
     def resource_list(self, obj):

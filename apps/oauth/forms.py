@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
@@ -26,7 +28,9 @@ class ConsentForm(forms.Form):
         self.offer = offer
         super().__init__(*args, **kwargs)
         descriptions = scope_rules.DESCRIPTIONS
-        self.fields["scopes"].choices = [(name, descriptions[name]) for name in offer.scopes]
+        cast(forms.MultipleChoiceField, self.fields["scopes"]).choices = [
+            (name, descriptions[name]) for name in offer.scopes
+        ]
         self.fields["scopes"].error_messages["invalid_choice"] = _(
             "“%(value)s” was not requested by this assistant and cannot be granted."
         )

@@ -12,6 +12,8 @@ authorization-code handler, whose first step is to answer
 
 from __future__ import annotations
 
+from typing import Any
+
 from oauthlib.oauth2 import Server
 
 # Assistants (authorization code + PKCE, then refresh) and internal agents (client credentials,
@@ -25,7 +27,9 @@ class ProductServer(Server):
 
     def __init__(self, request_validator, *args, **kwargs):
         super().__init__(request_validator, *args, **kwargs)
-        self._grant_types = {name: handler for name, handler in self._grant_types.items() if name in TOKEN_GRANTS}
-        self._response_types = {
+        self._grant_types: dict[str, Any] = {
+            name: handler for name, handler in self._grant_types.items() if name in TOKEN_GRANTS
+        }
+        self._response_types: dict[str, Any] = {
             name: handler for name, handler in self._response_types.items() if name in RESPONSE_TYPES
         }

@@ -327,7 +327,7 @@ class AssistantOAuth2Validator(OAuth2Validator):
         access_token_model.objects.filter(pk=access_token.pk).update(expires=clock.now() + lifetime)
         if in_grace:
             get_refresh_token_model().objects.filter(access_token=access_token).update(
-                token_family=previous.token_family
+                token_family=previous.token_family  # type: ignore[union-attr]  # in_grace: previous was found
             )
         elif previous is not None:  # rotated now: the grace window is measured on the product clock
             get_refresh_token_model().objects.filter(pk=previous.pk).update(revoked=clock.now())

@@ -27,7 +27,7 @@ def readyz(request):
     """The process can serve requests: database, Redis (if configured) and storage answer."""
     checks = health.readiness()
     ready = health.is_ready(checks)
-    body = {"status": "ok" if ready else "unavailable"}
+    body: dict[str, object] = {"status": "ok" if ready else "unavailable"}
     if _is_staff(request):
         body["checks"] = checks
     return JsonResponse(body, status=200 if ready else 503)

@@ -16,6 +16,11 @@ are shared with; ``manage.py retrieval_eval`` prints the figures and
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from apps.accounts.models import User
+    from apps.memory.models import Fact
 
 # (key, category, label, value). Written once, never tuned to the questions.
 FACTS = (
@@ -103,7 +108,7 @@ class FactReport:
         return self.found.get(kind, 0) / self.asked[kind] if self.asked.get(kind) else 1.0
 
 
-def build_facts(owner) -> dict[str, object]:
+def build_facts(owner: User) -> dict[str, Fact]:
     """The facts of ``FACTS`` for ``owner``, by key; the person decided none of them is sensitive."""
     from apps.memory.services import fact_create
 

@@ -20,6 +20,7 @@ Figures:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from oauth2_provider.models import get_application_model
 
@@ -43,7 +44,7 @@ class Report:
     found_refs: int = 0
     paraphrase_refs: int = 0
     paraphrase_found: int = 0
-    facts: object = None  # meaning.FactReport
+    facts: meaning.FactReport | None = None
     evidence_needed: int = 0
     evidence_hit: int = 0
     field_violations: int = 0
@@ -123,6 +124,7 @@ class _Session:
         resource_type, pk = ref.split(":")
         access = run_access(policy=self.policy, run_id=self.run.run_id, thread_id=self.thread)
         v = view(access, resource_type)
+        assert v is not None  # the ref came from a search of this run
         instance = v.resource.adapter.records(access.user_id).get(pk=int(pk))
         source = v.resource.adapter.document(instance, v.readable_top_level())
         return documents.project(v.resource.declaration, source, v.leaves)[0] == doc
@@ -133,7 +135,7 @@ def _agent(report: Report):
         name="retrieval evaluation", client_type="confidential", authorization_grant_type="client-credentials")
     grants = {r.type: {"operations": OPS, "fields": [""]} for r in registry.all()}
     # The todo notes are withheld: the passport number written there must never decide a match.
-    todo = registry.get("todo").declaration
+    todo = registry.get("todo").declaration  # type: ignore[union-attr]  # a built-in type
     grants["todo"]["fields"] = [f.path for f in todo.fields if "/" not in f.path[1:] and f.path != "/notes"]
     return policy_create(agent_id=f"evaluation-{application.pk}", name="Evaluation", application=application,
                          grants=grants)
@@ -191,13 +193,13 @@ def _evidence(session: _Session, q, top: list[str], policy, dataset) -> bool:
         hits = session.call("search", query=q.query, resource=q.resource, top_k=1)["hits"]
         doc = session.read_whole(hits[0]["ref"])
         tokens = pointers.split(hits[0]["snippet"]["path"])
-        value = doc
+        value: Any = doc
         for token in tokens:
             value = value[int(token)] if isinstance(value, list) else value.get(token)
         return value == q.evidence
     if q.kind == "withdrawn":
         before = "notes" in session.read_whole(top[0])
-        contact = registry.get("contact").declaration
+        contact = registry.get("contact").declaration  # type: ignore[union-attr]  # a built-in type
         kept = [f.path for f in contact.fields if "/" not in f.path[1:] and f.path != q.evidence]
         policy_grant_set(policy=policy, resource="contact", operations=OPS, fields=kept)
         after = session.read_whole(top[0])

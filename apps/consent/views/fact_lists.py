@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from django.core.paginator import Page, Paginator
 from django.db.models import Case, Count, Exists, IntegerField, OuterRef, Q, QuerySet, Value, When
@@ -17,6 +18,9 @@ from django.db.models import Case, Count, Exists, IntegerField, OuterRef, Q, Que
 from apps.consent import selectors
 from apps.consent.models import Connection, FactShare
 from apps.memory.models import Category, Fact, FactStatus
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
 
 FACTS_PER_PAGE = 20  # each fact carries its edit form
 SHARES_PER_PAGE = 40
@@ -79,7 +83,7 @@ class FactRow:
 @dataclass
 class CategoryGroup:
     code: str
-    name: str
+    name: StrOrPromise
     shareable: bool
     count: int = 0  # the category's active facts, filtered or not
     rows: list[FactRow] = field(default_factory=list)
@@ -113,7 +117,8 @@ def facts_page(*, user, filters: dict, number=1) -> FactsPage:
     chosen = by_state(narrowed(base, **filters), filters.get("state", ""), live_shares(user))
     page = page_of(in_order(chosen), number, FACTS_PER_PAGE)
     facts = list(page.object_list)
-    current, changed = Counter(), Counter()
+    current: Counter[int] = Counter()
+    changed: Counter[int] = Counter()
     versions = {fact.pk: fact.version for fact in facts}
     for fact_id, version in live_shares(user).filter(fact_id__in=versions).values_list("fact_id", "fact_version"):
         (current if versions[fact_id] == version else changed)[fact_id] += 1

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.contrib.auth.mixins import LoginRequiredMixin
 from django.shortcuts import render
 from django.utils.decorators import method_decorator
@@ -11,6 +13,9 @@ from django.views.decorators.cache import never_cache
 
 from apps.ops.models import ServiceStatus
 from apps.ops.selectors import service_status
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
 
 # The services' ConsentError codes in the person's words.
 CONSENT_ERRORS = {
@@ -28,7 +33,7 @@ CONSENT_ERRORS = {
 CONSENT_ERROR_DEFAULT = _("This change is not allowed. Nothing was changed.")
 
 
-def consent_error_message(error) -> str:
+def consent_error_message(error: Exception) -> StrOrPromise:
     return CONSENT_ERRORS.get(getattr(error, "code", ""), CONSENT_ERROR_DEFAULT)
 
 
