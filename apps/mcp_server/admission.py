@@ -203,7 +203,7 @@ def scope_refusal(grant: BearerGrant, message: dict[str, Any]) -> Refusal | None
     if not isinstance(params, dict):
         return None
     if method == "tools/call":
-        spec = catalog.tool(params.get("name")) if isinstance(params.get("name"), str) else None
+        spec = catalog.tool(params.get("name")) if isinstance(params.get("name"), str) else None  # type: ignore[arg-type]
         if spec is None:
             return None  # an unknown tool is a JSON-RPC error, answered by the server
         missing = spec.scopes.missing(grant.scopes, params.get("arguments"))

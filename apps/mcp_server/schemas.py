@@ -191,7 +191,7 @@ def _published():
 _PUBLISHED = _published()
 MEMORY_TYPES = [resource.type for resource in _PUBLISHED]
 
-_FILTER_VALUE = {
+_FILTER_VALUE: dict[str, dict[str, Any]] = {
     "timestamp": {"type": "string", "format": "date-time"},
     "date": {"type": "string", "format": "date"},
     "string": {"type": "string", "minLength": 1, "maxLength": 200},

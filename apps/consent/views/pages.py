@@ -8,6 +8,7 @@ stays in ``apps.consent.selectors`` (SPEC C-1); here it is only explained.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from django.apps import apps as django_apps
 from django.core.paginator import Page
@@ -24,6 +25,9 @@ from apps.consent.proposal_selectors import proposal_for_user
 from apps.consent.views import fact_lists
 from apps.consent.views.fact_lists import BLOCKED_LIMIT, BlockedRow, ShareRow, facts_page, page_of  # noqa: F401 - read as pages.*
 from apps.memory.models import Category, Certainty, Fact, FactStatus
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
 
 # A replayed refresh token or authorization code revoked a token family (SPEC A-3).
 REPLAY_REASONS = ("refresh_replay", "code_replay")
@@ -130,9 +134,9 @@ class HistoryEvent:
         return TOOL_WORDS.get(self.event.tool, "")
 
 
-def blocked_reasons(fact: Fact, granted: set[str]) -> list:
+def blocked_reasons(fact: Fact, granted: set[str]) -> list[StrOrPromise]:
     """Why a fact can never be shared with this assistant, in plain words (SPEC C-1, D-2)."""
-    reasons = []
+    reasons: list[StrOrPromise] = []
     if not Category.is_shareable(fact.category):
         reasons.append(_("%(category)s facts are never shared with assistants.")
                        % {"category": Category(fact.category).label})
