@@ -37,7 +37,7 @@ class Env:
     production and gets production-safe defaults.
     """
 
-    def __init__(self, environ: os._Environ | dict[str, str] = os.environ):
+    def __init__(self, environ: os._Environ | dict[str, str] = os.environ) -> None:
         self.environ = environ
 
     # Inside this class ``str``, ``bool`` and ``list`` name the methods below; annotations say ``builtins.``.

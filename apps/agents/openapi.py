@@ -7,7 +7,8 @@ document cannot drift from what the API accepts.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 
@@ -16,6 +17,9 @@ from apps.retrieval.layer.errors import STATUS
 from apps.retrieval.layer.parsing import CURSOR_MAX, QUERY_MAX, TOP_K_DEFAULT, TOP_K_MAX
 from apps.retrieval.layer.registry import registry
 from apps.retrieval.layer.searching import SEARCH_BYTES
+
+if TYPE_CHECKING:
+    from apps.retrieval.layer.declarations import Filter
 
 _FILTER_SCHEMAS: dict[str, dict[str, Any]] = {
     "timestamp": {"type": "string", "format": "date-time", "description": "RFC 3339 with an offset"},
@@ -26,13 +30,13 @@ _FILTER_SCHEMAS: dict[str, dict[str, Any]] = {
 }
 
 
-def _filter_schema(flt) -> dict:
+def _filter_schema(flt: Filter) -> dict[str, Any]:
     if flt.type == "enum":
         return {"type": "string", "enum": list(flt.choices)}
     return dict(_FILTER_SCHEMAS[flt.type])
 
 
-def _strict(properties: dict, required=()) -> dict:
+def _strict(properties: dict[str, Any], required: Iterable[str] = ()) -> dict[str, Any]:
     schema = {"type": "object", "additionalProperties": False, "properties": properties}
     if required:
         schema["required"] = list(required)

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from ipaddress import ip_address
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 
+if TYPE_CHECKING:
+    from django.http import HttpRequest
 
-def client_ip(request) -> str:
+
+def client_ip(request: HttpRequest) -> str:
     """The caller's address: ``REMOTE_ADDR``, or the entry our own proxies added to X-Forwarded-For.
 
     Only the last ``TRUSTED_PROXY_COUNT`` entries were written by proxies we
@@ -22,7 +26,7 @@ def client_ip(request) -> str:
     return request.META.get("REMOTE_ADDR", "") or "unknown"
 
 
-def client_ip_address(request) -> str | None:
+def client_ip_address(request: HttpRequest) -> str | None:
     """``client_ip`` when it is an IPv4 or IPv6 address, else ``None`` (django-axes' ``AXES_CLIENT_IP_CALLABLE``).
 
     Login attempts are stored with the address in an IP column (PostgreSQL's

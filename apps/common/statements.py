@@ -21,13 +21,16 @@ import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
-from typing import Any, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from django.core.exceptions import EmptyResultSet
 from django.db import NotSupportedError, connections, router
 from django.db.backends.utils import CursorDebugWrapper, CursorWrapper
 from django.db.models import Field, Lookup, Model, QuerySet
 from django.db.models.sql import InsertQuery
+
+if TYPE_CHECKING:
+    from django.db.backends.base.base import BaseDatabaseWrapper
 
 # Values no row can hold: ids far below any sequence, a UUID no generator issues, text with a NUL.
 _INT_STAND_INS = tuple(-(2**62) - n for n in range(1, 9))
@@ -46,7 +49,7 @@ class AnyOf(Lookup):
     lookup_name = "any_of"
     prepare_rhs = False
 
-    def as_sql(self, compiler, connection):
+    def as_sql(self, compiler: Any, connection: BaseDatabaseWrapper) -> tuple[str, Any]:
         if connection.vendor != "postgresql":
             raise NotSupportedError("AnyOf binds an array, which only PostgreSQL takes")
         lhs, lhs_params = self.process_lhs(compiler, connection)
@@ -54,7 +57,7 @@ class AnyOf(Lookup):
         return f"{lhs} = ANY({rhs})", [*lhs_params, *rhs_params]
 
 
-def rows(model: type[Model], build: Callable[..., QuerySet], kinds: tuple[str, ...], *values,
+def rows(model: type[Model], build: Callable[..., QuerySet], kinds: tuple[str, ...], *values: Any,
          by_key: bool = False) -> list[tuple] | None:
     """``list(build(*values))`` for a ``values_list`` queryset, from SQL compiled once.
 
@@ -86,14 +89,14 @@ def constant_sql(model: type[Model], build: Callable[[], QuerySet]) -> tuple[str
 
 
 def bound(
-    model: type[Model], build: Callable[..., QuerySet], kinds: tuple[str, ...], *values
+    model: type[Model], build: Callable[..., QuerySet], kinds: tuple[str, ...], *values: Any
 ) -> tuple[str, list] | None:
     """The SQL and parameters of ``build(*values)``, compiled once, to run inside another statement."""
     found = compiled(build, kinds, router.db_for_read(model))
     return None if found is None else (found.sql, found.bind(values))
 
 
-def converted(values: Sequence, converters: dict, connection) -> tuple:
+def converted(values: Sequence, converters: dict, connection: BaseDatabaseWrapper) -> tuple:
     """One fetched row as the ORM would load it (``compiler.get_converters``: JSON text, SQLite datetimes …)."""
     row = list(values)
     for index, (functions, expression) in converters.items():
@@ -103,7 +106,7 @@ def converted(values: Sequence, converters: dict, connection) -> tuple:
 
 
 @contextmanager
-def prepared_cursor(connection) -> Iterator:
+def prepared_cursor(connection: Any) -> Iterator:
     """A cursor for a statement run on every call whose best plan never depends on the values: planned once.
 
     For statements whose text never varies (compiled once, as above) and
@@ -143,7 +146,7 @@ def prepared_cursor(connection) -> Iterator:
 class _LoggedAsWritten(CursorDebugWrapper):
     """Django's query log, with each statement as written: once prepared, psycopg keeps no text for Django to read."""
 
-    def execute(self, sql, params=None):
+    def execute(self, sql: Any, params: Any = None) -> Any:
         with self.debug_sql(sql, params):
             return CursorWrapper.execute(self, sql, params)
 
@@ -182,7 +185,7 @@ def _stand_ins(kinds: tuple[str, ...]) -> list:
             list(_INTS_STAND_IN) if kind == "ints" else next(ints) for kind in kinds]
 
 
-def _same(param, stand_in) -> bool:
+def _same(param: object, stand_in: object) -> bool:
     if isinstance(stand_in, uuid.UUID):
         return param == stand_in or param == stand_in.hex or param == str(stand_in)
     return type(param) is type(stand_in) and param == stand_in

@@ -25,7 +25,7 @@ RESPONSE_TYPES = ("code",)
 class ProductServer(Server):
     """oauthlib's server with the password, implicit and device grants left out."""
 
-    def __init__(self, request_validator, *args, **kwargs):
+    def __init__(self, request_validator: Any, *args: Any, **kwargs: Any) -> None:
         super().__init__(request_validator, *args, **kwargs)
         self._grant_types: dict[str, Any] = {
             name: handler for name, handler in self._grant_types.items() if name in TOKEN_GRANTS

@@ -36,7 +36,7 @@ EXTERNAL_FACT_FIELDS = ("/label", "/value")
 class SearchError(Exception):
     """A search request the rules refuse; ``code`` is ``invalid_argument``, ``field`` names the argument."""
 
-    def __init__(self, code: str, message: str, field: str | None = None):
+    def __init__(self, code: str, message: str, field: str | None = None) -> None:
         super().__init__(message)
         self.code = code
         self.message = message

@@ -32,7 +32,7 @@ FETCH = 2_000  # vectors per statement
 class _Kept:
     """One person's vectors of one model: row id → (updated_at, position in ``matrix``)."""
 
-    def __init__(self, dim: int):
+    def __init__(self, dim: int) -> None:
         self.lock = threading.Lock()  # one search at a time reads or grows it
         self.at: dict[int, tuple[object, int]] = {}
         self.matrix = np.empty((0, dim), dtype=np.int8)

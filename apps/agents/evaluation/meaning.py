@@ -116,7 +116,7 @@ def build_facts(owner: User) -> dict[str, Fact]:
             for key, category, label, value in FACTS}
 
 
-def evaluate_facts(owner, *, top: int = 5) -> FactReport:
+def evaluate_facts(owner: User, *, top: int = 5) -> FactReport:
     """Share the facts with a new connection of ``owner`` and ask every question through it."""
     from oauth2_provider.models import get_application_model
 

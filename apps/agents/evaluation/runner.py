@@ -20,7 +20,7 @@ Figures:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from oauth2_provider.models import get_application_model
 
@@ -30,6 +30,10 @@ from apps.agents.evaluation.checks import violations
 from apps.agents.services import policy_create, policy_grant_set, run_access, run_start
 from apps.retrieval.layer import handle, pointers
 from apps.retrieval.layer.registry import registry
+
+if TYPE_CHECKING:
+    from apps.accounts.models import User
+    from apps.agents.models import AgentPolicy
 
 TOP = 5
 OPS = ["list", "read", "search"]
@@ -86,11 +90,11 @@ class Report:
 class _Session:
     """One agent run; every answer is checked for field violations as it arrives."""
 
-    def __init__(self, policy, user, report: Report, thread: str):
+    def __init__(self, policy: AgentPolicy, user: User, report: Report, thread: str) -> None:
         self.policy, self.report, self.thread = policy, report, thread
         self.run = run_start(policy=policy, user_id=user.pk, thread_id=thread)
 
-    def call(self, operation: str, **body) -> dict:
+    def call(self, operation: str, **body: Any) -> dict[str, Any]:
         access = run_access(policy=self.policy, run_id=self.run.run_id, thread_id=self.thread)
         answer = handle(access, operation, body)
         shown = violations(access, operation, answer)
@@ -130,7 +134,7 @@ class _Session:
         return documents.project(v.resource.declaration, source, v.leaves)[0] == doc
 
 
-def _agent(report: Report):
+def _agent(report: Report) -> AgentPolicy:
     application = get_application_model().objects.create(
         name="retrieval evaluation", client_type="confidential", authorization_grant_type="client-credentials")
     grants = {r.type: {"operations": OPS, "fields": [""]} for r in registry.all()}
@@ -141,7 +145,7 @@ def _agent(report: Report):
                          grants=grants)
 
 
-def _top(session: _Session, question) -> list[str]:
+def _top(session: _Session, question: data.Question) -> list[str]:
     body = {"query": question.query, "top_k": TOP}
     if question.resource:
         body["resource"] = question.resource
@@ -180,7 +184,9 @@ def evaluate(dataset: data.Dataset) -> Report:
     return report
 
 
-def _evidence(session: _Session, q, top: list[str], policy, dataset) -> bool:
+def _evidence(
+    session: _Session, q: data.Question, top: list[str], policy: AgentPolicy, dataset: data.Dataset
+) -> bool:
     if not top:
         return False
     if q.kind == "decision":

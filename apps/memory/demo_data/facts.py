@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from itertools import islice
+from typing import TYPE_CHECKING
 
 from django.db import transaction
 
@@ -12,6 +13,9 @@ from apps.memory.demo_data.fact_content import EVIDENCE, GUESSES, MARKED_SENSITI
 from apps.memory.detectors import looks_sensitive
 from apps.memory.models import Category, Certainty, Fact, FactStatus
 from apps.memory.services import fact_archive, fact_create, fact_update
+
+if TYPE_CHECKING:
+    from apps.accounts.models import User
 
 # The first eight facts cover every category, so even a small N shows them all.
 FIRST = list(Category.values)
@@ -88,7 +92,7 @@ def _changes(fact: Fact, spec: FactSpec) -> dict:
     return {name: value for name, value in wanted.items() if getattr(fact, name) != value}
 
 
-def seed_facts(*, owner, count: int, progress: Callable[[int, int], None] | None = None) -> FactsSeeded:
+def seed_facts(*, owner: User, count: int, progress: Callable[[int, int], None] | None = None) -> FactsSeeded:
     """Make the owner's active facts exactly the first ``count`` demo facts.
 
     The i-th active fact (by id) becomes the i-th demo fact, so a second run

@@ -74,7 +74,7 @@ def _meeting_segments() -> list[dict]:
     return segments
 
 
-def _contacts(owner) -> dict[str, Contact]:
+def _contacts(owner: User) -> dict[str, Contact]:
     people = [
         ("王小明", ["小明", "Xiaoming Wang"], "同事", "产品设计师，负责记忆助手的交互设计。喜欢喝燕麦拿铁。"),
         ("Emily Chen", ["Em", "陈艾米"], "college friend", "Roommate at Fudan; now a data scientist in Singapore."),
@@ -89,15 +89,15 @@ def _contacts(owner) -> dict[str, Contact]:
     return found
 
 
-def _todo(owner, title: str, **fields) -> Todo:
+def _todo(owner: User, title: str, **fields: Any) -> Todo:
     return _existing(Todo, owner, title=title) or todo_create(owner=owner, title=title, **fields)
 
 
-def _calendar(owner, title: str, **fields) -> CalendarEvent:
+def _calendar(owner: User, title: str, **fields: Any) -> CalendarEvent:
     return _existing(CalendarEvent, owner, title=title) or calendar_event_create(owner=owner, title=title, **fields)
 
 
-def _weekly_meeting(owner, contacts: dict[str, Contact]) -> Episode:
+def _weekly_meeting(owner: User, contacts: dict[str, Contact]) -> Episode:
     title = "产品周会：定价与发布计划"
     episode = _existing(Episode, owner, title=title)
     if episode:
@@ -131,7 +131,7 @@ def _weekly_meeting(owner, contacts: dict[str, Contact]) -> Episode:
     )
 
 
-def _coffee_chat(owner, contacts: dict[str, Contact]) -> Episode:
+def _coffee_chat(owner: User, contacts: dict[str, Contact]) -> Episode:
     title = "Coffee chat with Emily"
     episode = _existing(Episode, owner, title=title)
     if episode:
@@ -150,7 +150,7 @@ def _coffee_chat(owner, contacts: dict[str, Contact]) -> Episode:
 
 
 @transaction.atomic
-def seed_records(*, owner) -> None:
+def seed_records(*, owner: User) -> None:
     """Create the demo week's records that do not exist yet, through the memory services."""
     contacts = _contacts(owner)
     meeting = _weekly_meeting(owner, contacts)

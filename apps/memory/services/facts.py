@@ -23,7 +23,7 @@ EDITABLE_FIELDS = (*VERSIONED_FIELDS, "evidence", "certainty", "sensitive")
 class FactVersionConflict(Exception):
     """The fact changed since the caller read it."""
 
-    def __init__(self, fact: Fact):
+    def __init__(self, fact: Fact) -> None:
         super().__init__(f"fact {fact.pk} is at version {fact.version}")
         self.fact = fact
 
@@ -31,7 +31,7 @@ class FactVersionConflict(Exception):
 class FactArchived(Exception):
     """The fact was archived since the caller read it; an edit meant for the live fact changes nothing."""
 
-    def __init__(self, fact: Fact):
+    def __init__(self, fact: Fact) -> None:
         super().__init__(f"fact {fact.pk} is archived")
         self.fact = fact
 

@@ -18,7 +18,7 @@ BATCH = 64  # texts per request
 
 
 class HttpEmbedder(Embedder):
-    def __init__(self, url: str, model: str, dim: int | str, api_key: str = "", timeout: float | str = 5.0):
+    def __init__(self, url: str, model: str, dim: int | str, api_key: str = "", timeout: float | str = 5.0) -> None:
         if not url or not model:
             raise ValueError("SEARCH_EMBEDDINGS_URL and SEARCH_EMBEDDINGS_MODEL must both be set")
         self.url = url.rstrip("/") + "/embeddings"

@@ -65,7 +65,7 @@ class Declaration:
     order: str | None = None  # the timestamp field ``list`` orders by, newest first
     rank_weight: float = 0.0  # the type's share of cross-resource ranking (SPEC R-8)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         self._check()
 
     # --- derived views ---------------------------------------------------

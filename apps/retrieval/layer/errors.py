@@ -48,7 +48,7 @@ STATUS = {
 class LayerError(Exception):
     """A refusal with a stable ``code``; ``pointer`` locates the offending part of the request."""
 
-    def __init__(self, code: str, message: str, *, pointer: str | None = None):
+    def __init__(self, code: str, message: str, *, pointer: str | None = None) -> None:
         if code not in STATUS:
             raise ValueError(f"unknown error code {code!r}")
         super().__init__(message)

@@ -27,7 +27,7 @@ class Resource:
 
 
 class Registry:
-    def __init__(self, package: str | None = None):
+    def __init__(self, package: str | None = None) -> None:
         self._package = package
         self._loaded = package is None
         self._resources: dict[str, Resource] = {}
