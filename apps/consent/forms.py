@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from typing import cast
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any, cast
 
 from django import forms
 from django.core.exceptions import ValidationError
@@ -12,6 +13,11 @@ from django.utils.translation import gettext_lazy as _
 from apps.consent import scopes as scope_rules
 from apps.memory.models import Category, Certainty
 from apps.memory.models.facts import EVIDENCE_MAX, LABEL_MAX, VALUE_MAX
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
+
+    from apps.consent.models import Connection
 
 
 def _one_line(text: str) -> str:
@@ -120,7 +126,10 @@ class FactFilterForm(forms.Form):
     q = forms.CharField(label=_("Words"), max_length=100, required=False)
     state = forms.ChoiceField(label=_("Sharing"), required=False)
 
-    def __init__(self, *args, categories=None, states=STATES, **kwargs):
+    def __init__(
+        self, *args: Any, categories: Iterable[str] | None = None, states: Mapping[str, StrOrPromise] = STATES,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(*args, **kwargs)
         codes = Category.values if categories is None else categories
         cast(forms.ChoiceField, self.fields["category"]).choices = [
@@ -171,7 +180,7 @@ class NarrowForm(forms.Form):
     scopes = forms.MultipleChoiceField(required=False)
     categories = forms.MultipleChoiceField(required=False)
 
-    def __init__(self, *args, connection, **kwargs):
+    def __init__(self, *args: Any, connection: Connection, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         cast(forms.MultipleChoiceField, self.fields["scopes"]).choices = [
             (name, scope_rules.DESCRIPTIONS.get(name, name)) for name in connection.scopes

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.db.models import QuerySet
 
 from apps.common import clock
 from apps.consent.models import Connection, Proposal
+
+if TYPE_CHECKING:
+    from apps.accounts.models import User
 
 
 def pending_proposals(*, connection: Connection) -> QuerySet[Proposal]:
@@ -21,7 +26,7 @@ def pending_proposals(*, connection: Connection) -> QuerySet[Proposal]:
     )
 
 
-def proposal_for_user(*, user, proposal_id: int) -> Proposal | None:
+def proposal_for_user(*, user: User, proposal_id: int) -> Proposal | None:
     """One proposal of one of ``user``'s connections, or None (never another person's)."""
     return (
         Proposal.objects.filter(pk=proposal_id, connection__user=user)

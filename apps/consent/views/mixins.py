@@ -15,7 +15,13 @@ from apps.ops.models import ServiceStatus
 from apps.ops.selectors import service_status
 
 if TYPE_CHECKING:
+    from django.http import HttpRequest
     from django_stubs_ext import StrOrPromise
+
+    from apps.accounts.models import User
+
+    class PersonRequest(HttpRequest):
+        user: User  # every page here is behind the login
 
 # The services' ConsentError codes in the person's words.
 CONSENT_ERRORS = {
@@ -45,6 +51,7 @@ class MePage(LoginRequiredMixin, View):
     know why their assistants cannot reach them.
     """
 
+    request: PersonRequest
     nav = ""  # which header link is the current page
 
     @method_decorator(never_cache)
