@@ -83,9 +83,9 @@ def facts_scale(*, facts: int = 10_000, rounds: int = ROUNDS) -> dict:
               "rebuild_s": embed_s, "kinds": {}}
     with override_settings(DEBUG=False):
         for name, query in FACT_QUERIES.items():
-            on = _time(lambda: search_user_context(grant, {"query": query, "limit": 10}), rounds)
+            on = _time(lambda query=query: search_user_context(grant, {"query": query, "limit": 10}), rounds)
             with override_settings(SEARCH_EMBEDDINGS={}):
-                off = _time(lambda: search_user_context(grant, {"query": query, "limit": 10}), rounds)
+                off = _time(lambda query=query: search_user_context(grant, {"query": query, "limit": 10}), rounds)
             result["kinds"][name] = {"query": query, "meaning": on, "words_only": off}
     assert settings.SEARCH_EMBEDDINGS, "meaning must be on for this measure"
     return result
@@ -123,7 +123,8 @@ def layer_scale(*, users: int, rows_per_user: int, searched: int = 2, rounds: in
     with override_settings(DEBUG=False):
         for name, query in LAYER_QUERIES.items():
             body = {"query": query, "top_k": 10}
-            times = [_time(lambda run=run: base._layer_call(policy, run, "search", body), rounds) for run in runs]
+            times = [_time(lambda run=run, body=body: base._layer_call(policy, run, "search", body), rounds)
+                     for run in runs]
             result["kinds"][name] = {"query": query, "p50_ms": max(t["p50_ms"] for t in times),
                                      "p95_ms": max(t["p95_ms"] for t in times)}
     return result

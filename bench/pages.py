@@ -116,7 +116,8 @@ def report(result: dict) -> str:
     for name, row in result["pages"].items():
         ok = row["p95_ms"] <= P95_TARGET_MS and row["bytes"] <= WEIGHT_TARGET
         lines.append(f"| {name} (`{row['path']}`) | {row['p50_ms']:.1f} | {row['p95_ms']:.1f} | "
-                     f"{row['cpu_p50_ms']:.1f} | {row['bytes'] / 1024:.0f} | {row['statements']} | {'yes' if ok else 'NO'} |")
+                     f"{row['cpu_p50_ms']:.1f} | {row['bytes'] / 1024:.0f} | {row['statements']} | "
+                     f"{'yes' if ok else 'NO'} |")
     return "\n".join(lines)
 
 

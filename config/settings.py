@@ -1,6 +1,7 @@
 """Settings, read from the environment only (SPEC O-2, I-1). See docs/deploy.md."""
 
 from datetime import timedelta
+from typing import Any
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
@@ -8,7 +9,7 @@ from django.core.exceptions import ImproperlyConfigured
 from apps.oauth.redirects import private_use_schemes
 from config.env import BASE_DIR, VAR_DIR, env
 
-PUBLIC_BASE_URL = env.public_base_url
+PUBLIC_BASE_URL: str = env.public_base_url
 LOCAL = env.is_local
 DEBUG = env.bool("DEBUG", default=LOCAL)
 SECRET_KEY = env.secret_key(local=LOCAL)
@@ -174,7 +175,7 @@ if AWS_STORAGE_BUCKET_NAME:
     }
 else:
     _media_storage = {"BACKEND": "django.core.files.storage.FileSystemStorage"}
-STORAGES = {
+STORAGES: dict[str, dict[str, Any]] = {
     "default": _media_storage,
     "staticfiles": {
         "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
@@ -187,7 +188,7 @@ STORAGES = {
 # With REDIS_URL: one cache shared by every web worker, Redis as Celery's broker
 # and result store, workers + exactly one beat (docs/deploy.md). Without it (the
 # local default): a per-process cache and tasks run inline when called.
-from celery.schedules import crontab  # noqa: E402
+from celery.schedules import crontab  # noqa: E402 - beside the section that uses it
 
 REDIS_URL = env.str("REDIS_URL")
 if REDIS_URL:
@@ -237,7 +238,7 @@ if _EMBEDDINGS not in ("local", "http", "off"):
     from django.core.exceptions import ImproperlyConfigured
 
     raise ImproperlyConfigured('SEARCH_EMBEDDINGS must be "local", "http" or "off"')
-SEARCH_EMBEDDINGS = {
+_EMBEDDING_CHOICES: dict[str, dict[str, Any]] = {
     "local": {"BACKEND": "apps.retrieval.embeddings.local.LocalEmbedder"},
     "http": {
         "BACKEND": "apps.retrieval.embeddings.remote.HttpEmbedder",
@@ -247,7 +248,8 @@ SEARCH_EMBEDDINGS = {
         "API_KEY": env.str("SEARCH_EMBEDDINGS_API_KEY", ""),
     },
     "off": {},
-}[_EMBEDDINGS]
+}
+SEARCH_EMBEDDINGS = _EMBEDDING_CHOICES[_EMBEDDINGS]
 if _EMBEDDINGS == "http" and not (SEARCH_EMBEDDINGS["URL"] and SEARCH_EMBEDDINGS["MODEL"] and SEARCH_EMBEDDINGS["DIM"]):
     from django.core.exceptions import ImproperlyConfigured
 
@@ -318,7 +320,7 @@ if not timedelta(0) <= OAUTH_REFRESH_GRACE <= timedelta(seconds=60):
 # Claude's registers every user from a few shared addresses: the default serves ten a minute from one, and
 # the networks listed (CIDR, e.g. a broker's published egress range) are not counted at all (docs/oauth.md).
 OAUTH_REGISTRATION_RATE_LIMIT = env.int("OAUTH_REGISTRATION_RATE_LIMIT", 600)
-OAUTH_REGISTRATION_UNLIMITED_NETWORKS = env.networks("OAUTH_REGISTRATION_UNLIMITED_NETWORKS")
+OAUTH_REGISTRATION_UNLIMITED_NETWORKS: list[str] = env.networks("OAUTH_REGISTRATION_UNLIMITED_NETWORKS")
 # SPEC A-6: the RFC 7592 registration access token (it can update or delete the client, and deleting it revokes
 # every person's connection to it) expires this many seconds after it was issued or last rotated by an update.
 # Between a minute and 30 days; never "no expiry" (the toolkit's default is the year 9999).
@@ -427,7 +429,7 @@ if not DEBUG:
 # Content-Security-Policy (django-csp): the pages hold no inline script or style, so nothing but the site's own
 # files runs or styles them. The consent page alone drops form-action: approving redirects the browser to the
 # assistant's redirect URI, which a form-action of 'self' would refuse (apps/oauth/views.py). docs/deploy.md.
-from csp.constants import NONE, SELF  # noqa: E402
+from csp.constants import NONE, SELF  # noqa: E402 - beside the section that uses it
 
 CONTENT_SECURITY_POLICY = {
     "DIRECTIVES": {

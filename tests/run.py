@@ -29,7 +29,10 @@ def _start(database_url: str, redis_url: str, label: str, args: list[str], stdou
 def main(args: list[str]) -> int:
     given = os.environ.get("DATABASE_URL", "")
     with contextlib.ExitStack() as stack:
-        pg_url = given if given.startswith(("postgres://", "postgresql://")) else stack.enter_context(postgres_cluster())
+        if given.startswith(("postgres://", "postgresql://")):
+            pg_url = given
+        else:
+            pg_url = stack.enter_context(postgres_cluster())
         pg_log = stack.enter_context(tempfile.TemporaryFile(mode="w+b"))
         postgresql = _start(pg_url, stack.enter_context(redis_server()), "postgresql", args, stdout=pg_log)
         stack.callback(lambda: postgresql.poll() is None and postgresql.kill())

@@ -12,7 +12,7 @@ class LoginView(auth_views.LoginView):
 
     redirect_authenticated_user = True
 
-    def get_redirect_url(self) -> str:
+    def get_redirect_url(self) -> str:  # type: ignore[override]  # Django 5.2's signature; the stubs add request
         # ``next`` naming the login page itself would send a logged-in person back here for ever
         # (Django's view answers that with a server error): go to the default page instead.
         url = super().get_redirect_url()

@@ -50,7 +50,7 @@ def grant_field_patterns(fields: str) -> list[str]:
     return ["" if line == EVERY_FIELD else line for line in lines]
 
 
-def _resource_choices():
+def _resource_choices() -> list[tuple[str, str]]:
     return [(r.type, r.type) for r in registry.all()]
 
 
@@ -86,7 +86,7 @@ class AgentGrant(models.Model):
     def field_patterns(self) -> list[str]:
         return grant_field_patterns(self.fields)
 
-    def clean(self):
+    def clean(self) -> None:
         resource = registry.get(self.resource)
         if resource is None:
             raise ValidationError({"resource": _("Unknown resource type.")})

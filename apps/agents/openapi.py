@@ -5,6 +5,9 @@ Design notes: docs/design.md.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
 from django.conf import settings
 
 from apps.retrieval.layer.documents import PAGE_BYTES
@@ -13,7 +16,10 @@ from apps.retrieval.layer.parsing import CURSOR_MAX, QUERY_MAX, TOP_K_DEFAULT, T
 from apps.retrieval.layer.registry import registry
 from apps.retrieval.layer.searching import SEARCH_BYTES
 
-_FILTER_SCHEMAS = {
+if TYPE_CHECKING:
+    from apps.retrieval.layer.declarations import Filter
+
+_FILTER_SCHEMAS: dict[str, dict[str, Any]] = {
     "timestamp": {"type": "string", "format": "date-time", "description": "RFC 3339 with an offset"},
     "date": {"type": "string", "format": "date"},
     "string": {"type": "string", "minLength": 1, "maxLength": 200},
@@ -22,13 +28,13 @@ _FILTER_SCHEMAS = {
 }
 
 
-def _filter_schema(flt) -> dict:
+def _filter_schema(flt: Filter) -> dict[str, Any]:
     if flt.type == "enum":
         return {"type": "string", "enum": list(flt.choices)}
     return dict(_FILTER_SCHEMAS[flt.type])
 
 
-def _strict(properties: dict, required=()) -> dict:
+def _strict(properties: dict[str, Any], required: Iterable[str] = ()) -> dict[str, Any]:
     schema = {"type": "object", "additionalProperties": False, "properties": properties}
     if required:
         schema["required"] = list(required)

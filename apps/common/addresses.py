@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from ipaddress import ip_address
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 
+if TYPE_CHECKING:
+    from django.http import HttpRequest
 
-def client_ip(request) -> str:
+
+def client_ip(request: HttpRequest) -> str:
     """The caller's address: ``REMOTE_ADDR``, or the entry our own proxies added to X-Forwarded-For.
 
     Only the last ``TRUSTED_PROXY_COUNT`` entries are trusted; ``"unknown"`` when there is none.
@@ -20,7 +24,7 @@ def client_ip(request) -> str:
     return request.META.get("REMOTE_ADDR", "") or "unknown"
 
 
-def client_ip_address(request) -> str | None:
+def client_ip_address(request: HttpRequest) -> str | None:
     """``client_ip`` when it is an IP address, else ``None`` (django-axes' ``AXES_CLIENT_IP_CALLABLE``).
 
     Login attempts store it in an IP column: anything else must not make a login a database error.

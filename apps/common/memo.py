@@ -7,21 +7,23 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Hashable
 from typing import Any
 
 
 class BoundedMemo:
-    def __init__(self, size: int):
-        self.size, self.entries, self.lock = size, OrderedDict(), threading.Lock()
+    def __init__(self, size: int) -> None:
+        self.size, self.lock = size, threading.Lock()
+        self.entries: OrderedDict[Any, Any] = OrderedDict()
 
-    def get(self, key) -> Any:
+    def get(self, key: Hashable) -> Any:
         with self.lock:
             value = self.entries.get(key)
             if value is not None:
                 self.entries.move_to_end(key)
             return value
 
-    def put(self, key, value) -> None:
+    def put(self, key: Hashable, value: Any) -> None:
         with self.lock:
             self.entries[key] = value
             self.entries.move_to_end(key)

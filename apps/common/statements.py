@@ -9,13 +9,16 @@ import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from django.core.exceptions import EmptyResultSet
 from django.db import NotSupportedError, connections, router
 from django.db.backends.utils import CursorDebugWrapper, CursorWrapper
-from django.db.models import Lookup, Model, QuerySet
+from django.db.models import Field, Lookup, Model, QuerySet
 from django.db.models.sql import InsertQuery
+
+if TYPE_CHECKING:
+    from django.db.backends.base.base import BaseDatabaseWrapper
 
 # Values no row can hold: ids far below any sequence, a UUID no generator issues, text with a NUL.
 _INT_STAND_INS = tuple(-(2**62) - n for n in range(1, 9))
@@ -33,7 +36,7 @@ class AnyOf(Lookup):
     lookup_name = "any_of"
     prepare_rhs = False
 
-    def as_sql(self, compiler, connection):
+    def as_sql(self, compiler: Any, connection: BaseDatabaseWrapper) -> tuple[str, Any]:
         if connection.vendor != "postgresql":
             raise NotSupportedError("AnyOf binds an array, which only PostgreSQL takes")
         lhs, lhs_params = self.process_lhs(compiler, connection)
@@ -41,7 +44,7 @@ class AnyOf(Lookup):
         return f"{lhs} = ANY({rhs})", [*lhs_params, *rhs_params]
 
 
-def rows(model: type[Model], build: Callable[..., QuerySet], kinds: tuple[str, ...], *values,
+def rows(model: type[Model], build: Callable[..., QuerySet], kinds: tuple[str, ...], *values: Any,
          by_key: bool = False) -> list[tuple] | None:
     """``list(build(*values))`` for a ``values_list`` queryset, from SQL compiled once.
 
@@ -68,13 +71,15 @@ def constant_sql(model: type[Model], build: Callable[[], QuerySet]) -> tuple[str
     return found.sql, found.params
 
 
-def bound(model: type[Model], build: Callable[..., QuerySet], kinds: tuple[str, ...], *values) -> tuple[str, list] | None:
+def bound(
+    model: type[Model], build: Callable[..., QuerySet], kinds: tuple[str, ...], *values: Any
+) -> tuple[str, list] | None:
     """The SQL and parameters of ``build(*values)``, compiled once, to run inside another statement."""
     found = compiled(build, kinds, router.db_for_read(model))
     return None if found is None else (found.sql, found.bind(values))
 
 
-def converted(values: Sequence, converters: dict, connection) -> tuple:
+def converted(values: Sequence, converters: dict, connection: BaseDatabaseWrapper) -> tuple:
     """One fetched row as the ORM would load it (``compiler.get_converters``: JSON text, SQLite datetimes …)."""
     row = list(values)
     for index, (functions, expression) in converters.items():
@@ -84,7 +89,7 @@ def converted(values: Sequence, converters: dict, connection) -> tuple:
 
 
 @contextmanager
-def prepared_cursor(connection) -> Iterator:
+def prepared_cursor(connection: Any) -> Iterator:
     """A cursor for a statement whose best plan never depends on the values: PostgreSQL plans it once.
 
     Only where ``prepare_threshold`` is set (persistent connections), else Django's cursor; docs/performance.md.
@@ -111,7 +116,7 @@ def prepared_cursor(connection) -> Iterator:
 class _LoggedAsWritten(CursorDebugWrapper):
     """Django's query log, with each statement as written: once prepared, psycopg keeps no text for Django to read."""
 
-    def execute(self, sql, params=None):
+    def execute(self, sql: Any, params: Any = None) -> Any:
         with self.debug_sql(sql, params):
             return CursorWrapper.execute(self, sql, params)
 
@@ -150,7 +155,7 @@ def _stand_ins(kinds: tuple[str, ...]) -> list:
             list(_INTS_STAND_IN) if kind == "ints" else next(ints) for kind in kinds]
 
 
-def _same(param, stand_in) -> bool:
+def _same(param: object, stand_in: object) -> bool:
     if isinstance(stand_in, uuid.UUID):
         return param == stand_in or param == stand_in.hex or param == str(stand_in)
     return type(param) is type(stand_in) and param == stand_in
@@ -185,7 +190,8 @@ def insert(model: type[Model], values: dict[str, Any]) -> None:
     alias = router.db_for_write(model)
     connection = connections[alias]
     names = tuple(values)
-    params = [model._meta.get_field(name).get_db_prep_save(values[name], connection) for name in names]
+    fields = [cast(Field, model._meta.get_field(name)) for name in names]  # columns, never reverse relations
+    params = [field.get_db_prep_save(values[name], connection) for field, name in zip(fields, names, strict=True)]
     with prepared_cursor(connection) as cursor:
         cursor.execute(_insert_sql(model, names, alias), params)
 
@@ -193,6 +199,6 @@ def insert(model: type[Model], values: dict[str, Any]) -> None:
 @lru_cache(maxsize=32)
 def _insert_sql(model: type[Model], names: tuple[str, ...], alias: str) -> str:
     query = InsertQuery(model)
-    query.insert_values([model._meta.get_field(name) for name in names], [model()])
+    query.insert_values([cast(Field, model._meta.get_field(name)) for name in names], [model()])
     [(sql, _)] = query.get_compiler(using=alias).as_sql()
     return sql

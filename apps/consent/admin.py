@@ -3,6 +3,8 @@
 Also SPEC C-7. Design notes: docs/design.md.
 """
 
+from typing import ClassVar
+
 from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.utils.translation import gettext_lazy as _
@@ -15,7 +17,7 @@ USERNAME = f"user__{get_user_model().USERNAME_FIELD}"
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
-    fields: tuple = ()
+    fields: ClassVar[tuple[str, ...]] = ()
 
     def has_add_permission(self, request):
         return False
@@ -106,4 +108,4 @@ class AccessEventAdmin(ReadOnlyAdmin):
         return False
 
 
-from apps.consent import admin_proposals  # noqa: E402, F401  (the Proposal admin)
+from apps.consent import admin_proposals  # noqa: E402, F401  (registers the Proposal admin)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any, cast
 
 from django import forms
 from django.core.exceptions import ValidationError
@@ -11,6 +13,11 @@ from django.utils.translation import gettext_lazy as _
 from apps.consent import scopes as scope_rules
 from apps.memory.models import Category, Certainty
 from apps.memory.models.facts import EVIDENCE_MAX, LABEL_MAX, VALUE_MAX
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
+
+    from apps.consent.models import Connection
 
 
 def _one_line(text: str) -> str:
@@ -118,11 +125,16 @@ class FactFilterForm(forms.Form):
     q = forms.CharField(label=_("Words"), max_length=100, required=False)
     state = forms.ChoiceField(label=_("Sharing"), required=False)
 
-    def __init__(self, *args, categories=None, states=STATES, **kwargs):
+    def __init__(
+        self, *args: Any, categories: Iterable[str] | None = None, states: Mapping[str, StrOrPromise] = STATES,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(*args, **kwargs)
         codes = Category.values if categories is None else categories
-        self.fields["category"].choices = [("", _("All categories")), *((c, Category(c).label) for c in codes)]
-        self.fields["state"].choices = [("", _("Shared or not")), *states.items()]
+        cast(forms.ChoiceField, self.fields["category"]).choices = [
+            ("", _("All categories")), *((c, Category(c).label) for c in codes)
+        ]
+        cast(forms.ChoiceField, self.fields["state"]).choices = [("", _("Shared or not")), *states.items()]
 
     def values(self) -> dict[str, str]:
         """The filter as given, each invalid part left out."""
@@ -162,12 +174,12 @@ class NarrowForm(forms.Form):
     scopes = forms.MultipleChoiceField(required=False)
     categories = forms.MultipleChoiceField(required=False)
 
-    def __init__(self, *args, connection, **kwargs):
+    def __init__(self, *args: Any, connection: Connection, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["scopes"].choices = [
+        cast(forms.MultipleChoiceField, self.fields["scopes"]).choices = [
             (name, scope_rules.DESCRIPTIONS.get(name, name)) for name in connection.scopes
         ]
-        self.fields["categories"].choices = [
+        cast(forms.MultipleChoiceField, self.fields["categories"]).choices = [
             (code, Category(code).label) for code in connection.categories if code in Category.values
         ]
 

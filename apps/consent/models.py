@@ -39,7 +39,7 @@ class Connection(models.Model):
         return self.revoked_at is None
 
 
-class FactShare(models.Model):
+class FactShare(models.Model):  # noqa: DJ008 - its admin shows it by its columns
     """The user confirmed this fact, at this version, for this connection (SPEC D-4)."""
 
     connection = models.ForeignKey(Connection, on_delete=models.CASCADE, related_name="shares")
@@ -122,7 +122,7 @@ class Proposal(models.Model):
         return self.status
 
 
-class AccessEvent(models.Model):
+class AccessEvent(models.Model):  # noqa: DJ008 - its admin shows it by its columns
     """Which facts (id and version) a connection was sent, by which tool, when (SPEC D-8)."""
 
     connection = models.ForeignKey(Connection, on_delete=models.CASCADE, related_name="access_events")

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.db import connections, router
@@ -18,11 +19,16 @@ from apps.common.memo import BoundedMemo
 from apps.consent.models import AccessEvent, Connection, FactShare
 from apps.memory.models import Category, Certainty, Fact, FactStatus
 
+if TYPE_CHECKING:
+    from oauth2_provider.models import Application
+
+    from apps.accounts.models import User
+
 # What an assistant is shown of a fact, plus its version (SPEC M-2): the columns of a window read.
 WINDOW_FIELDS = ("id", "category", "label", "value", "version", "updated_at")
 
 
-def connection_scopes(*, user, application) -> frozenset[str] | None:
+def connection_scopes(*, user: User, application: Application) -> frozenset[str] | None:
     """The scopes the person's live connection with this assistant holds now; ``None`` without one."""
     scopes = Connection.objects.filter(user=user, application=application, revoked_at__isnull=True).values_list(
         "scopes", flat=True).first()
@@ -80,7 +86,7 @@ def visible_counts(*, connections: Sequence[Connection]) -> dict[int, int]:
     return counts
 
 
-def visible_fact_values(*, connection: Connection, fields: tuple[str, ...]) -> list[tuple]:
+def visible_fact_values(*, connection: Connection, fields: tuple[str, ...]) -> list[tuple[Any, ...]]:
     """``visible_facts(connection).values_list(*fields)``, run from SQL compiled once per shape.
 
     The assistant path reads the visible set on every call, and compiling the
@@ -102,10 +108,10 @@ def visible_fact_values(*, connection: Connection, fields: tuple[str, ...]) -> l
 
 
 @lru_cache(maxsize=64)
-def _visible_build(category_count: int, fields: tuple[str, ...], ordered: bool):
+def _visible_build(category_count: int, fields: tuple[str, ...], ordered: bool) -> Callable[..., QuerySet[Fact, Any]]:
     """``_visible`` as ``values_list(*fields)``, one builder per shape (it keys the compiled statement)."""
 
-    def build(owner_id: int, connection_id: int, *categories: str) -> QuerySet:
+    def build(owner_id: int, connection_id: int, *categories: str) -> QuerySet[Fact, Any]:
         queryset = _visible(owner_id, list(categories), connection_id)
         return (queryset if ordered else queryset.order_by()).values_list(*fields)
 
@@ -116,11 +122,13 @@ def _kinds(category_count: int) -> tuple[str, ...]:
     return ("int", "int", *("str",) * category_count)
 
 
-def _values(connection: Connection, categories: list[str]) -> list:
+def _values(connection: Connection, categories: list[str]) -> list[int | str]:
     return [connection.user_id, connection.pk, *categories]
 
 
-def _compiled_visible(database: str, category_count: int, fields: tuple[str, ...], ordered: bool):
+def _compiled_visible(
+    database: str, category_count: int, fields: tuple[str, ...], ordered: bool
+) -> statements.Compiled | None:
     build = _visible_build(category_count, fields, ordered)
     return statements.compiled(build, _kinds(category_count), database)
 
@@ -155,7 +163,7 @@ class VisibleSetRead:
     """
 
     categories: tuple[CategoryDigest, ...]
-    rows: tuple[tuple, ...]
+    rows: tuple[tuple[Any, ...], ...]
 
     @property
     def count(self) -> int:
@@ -228,7 +236,7 @@ _MASK64 = 2**64 - 1
 
 def _in_database(database: str) -> bool:
     db = connections[database]
-    return db.vendor == "postgresql" and db.pg_version >= 140000  # bit_xor() is PostgreSQL 14+
+    return db.vendor == "postgresql" and db.pg_version >= 140000  # type: ignore[attr-defined]  # bit_xor(): PostgreSQL 14+
 
 
 # A fact's 64-bit hash: PostgreSQL's own seeded hash functions (those of hash partitioning:
@@ -246,7 +254,7 @@ _SHOWN_LATEST, _SHOWN_TIME = _SHOWN.format('max(v."updated_at")'), _SHOWN.format
 
 
 @lru_cache(maxsize=64)
-def _set_statement(database: str, category_count: int, by_ids: bool) -> tuple[str, tuple] | None:
+def _set_statement(database: str, category_count: int, by_ids: bool) -> tuple[str, tuple[Any, ...]] | None:
     """The PostgreSQL statement of ``visible_set_read``, both parts compiled from ``_visible``.
 
     Returned with its two compiled parts, whose parameters (stand-ins to
@@ -286,7 +294,7 @@ _STAMP = "SELECT stamp FROM consent_visiblestamp WHERE kind = '%s' AND key = %%s
 _known_digests = BoundedMemo(4096)
 
 
-def visible_set_of(rows: Sequence[tuple], *, offset: int = 0, limit: int | None = 0,
+def visible_set_of(rows: Sequence[tuple[Any, ...]], *, offset: int = 0, limit: int | None = 0,
                    ids: Sequence[int] | None = None) -> VisibleSetRead:
     """``visible_set_read`` computed here from the whole set's ``WINDOW_FIELDS`` rows.
 
@@ -342,7 +350,7 @@ def shares_for(*, connection: Connection) -> dict[int, int]:
     return dict(FactShare.objects.filter(connection=connection).values_list("fact_id", "fact_version"))
 
 
-def connections_for(*, user) -> QuerySet[Connection]:
+def connections_for(*, user: User) -> QuerySet[Connection]:
     return Connection.objects.filter(user=user).select_related("application").order_by("revoked_at", "-created_at")
 
 

@@ -14,6 +14,8 @@ from django.conf import settings
 from django.db import DatabaseError, connections, router
 from django.http import HttpRequest
 
+from apps.common.statements import constant_sql, prepared_cursor
+from apps.consent.models import Connection
 from apps.mcp_server import catalog
 from apps.mcp_server.errors import (
     RPC_FORBIDDEN,
@@ -22,8 +24,6 @@ from apps.mcp_server.errors import (
     RPC_UNAVAILABLE,
     Refusal,
 )
-from apps.common.statements import constant_sql, prepared_cursor
-from apps.consent.models import Connection
 from apps.oauth.bearer import BearerGrant, grant_from_row, grant_statement
 from apps.ops.models import ServiceStatus
 from apps.ops.selectors import service_state_query, service_status
@@ -184,7 +184,7 @@ def scope_refusal(grant: BearerGrant, message: dict[str, Any]) -> Refusal | None
     if not isinstance(params, dict):
         return None
     if method == "tools/call":
-        spec = catalog.tool(params.get("name")) if isinstance(params.get("name"), str) else None
+        spec = catalog.tool(params.get("name")) if isinstance(params.get("name"), str) else None  # type: ignore[arg-type]
         if spec is None:
             return None  # an unknown tool is a JSON-RPC error, answered by the server
         missing = spec.scopes.missing(grant.scopes, params.get("arguments"))

@@ -13,7 +13,6 @@ from jsonschema.exceptions import ValidationError, best_match
 from apps.common.text import unstorable_text_reason
 from apps.mcp_server.errors import INVALID_ARGUMENT, ToolError
 
-
 # Compiled once per schema object; schemas are module constants of the catalog.
 _compiled: dict[int, Draft202012Validator] = {}
 

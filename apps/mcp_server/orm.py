@@ -61,7 +61,7 @@ def _trust_recent_answers() -> None:
     for db in connections.all(initialized_only=True):
         at = seen.get(db.alias)
         if at is not None and db.connection is not None and at[0] is db.connection and now - at[1] < HEALTH_CHECK_GRACE:
-            db.health_check_done = True
+            db.health_check_done = True  # type: ignore[attr-defined]  # Django's own flag, not in the stubs
 
 
 def _note_answers() -> None:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from apps.mcp_server.profile import PAGE_MAX_FACTS
 from apps.memory.models import Category
 from apps.memory.models.facts import EVIDENCE_MAX, LABEL_MAX, VALUE_MAX
-from apps.mcp_server.profile import PAGE_MAX_FACTS
 from apps.retrieval.layer import parsing as _layer_parsing
 from apps.retrieval.layer.audiences import EXTERNAL as _EXTERNAL
 from apps.retrieval.layer.audiences import EXTERNALLY_PUBLISHABLE as _PUBLISHABLE
@@ -191,7 +191,7 @@ def _published():
 _PUBLISHED = _published()
 MEMORY_TYPES = [resource.type for resource in _PUBLISHED]
 
-_FILTER_VALUE = {
+_FILTER_VALUE: dict[str, dict[str, Any]] = {
     "timestamp": {"type": "string", "format": "date-time"},
     "date": {"type": "string", "format": "date"},
     "string": {"type": "string", "minLength": 1, "maxLength": 200},

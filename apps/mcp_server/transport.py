@@ -9,6 +9,8 @@ import asyncio
 import contextvars
 import logging
 import weakref
+from collections.abc import MutableMapping
+from typing import Any
 
 import anyio
 from django.http import HttpRequest, HttpResponse
@@ -105,7 +107,7 @@ async def serve(request: HttpRequest, body: bytes, caller) -> HttpResponse:
     headers: list[tuple[bytes, bytes]] = []
     chunks: list[bytes] = []
 
-    async def send(message: dict) -> None:
+    async def send(message: MutableMapping[str, Any]) -> None:
         nonlocal status, headers
         if message["type"] == "http.response.start":
             status, headers = message["status"], list(message.get("headers", []))

@@ -136,7 +136,7 @@ def _cn_resident_id(match: re.Match) -> tuple[int, int] | None:
         date(int(number[6:10]), int(number[10:12]), int(number[12:14]))
     except ValueError:
         return None
-    total = sum(int(digit) * weight for digit, weight in zip(number[:17], _ID_WEIGHTS))
+    total = sum(int(digit) * weight for digit, weight in zip(number[:17], _ID_WEIGHTS, strict=True))
     return match.span() if "10X98765432"[total % 11] == number[17] else None
 
 
@@ -175,7 +175,9 @@ def _card_network(number: str) -> bool:
 
 _DIGIT_RUN = re.compile(r"(?<![0-9A-Za-z.,])\d+(?:[ -]\d+)*(?![0-9A-Za-z]|[.,]\d)")
 # Long numbers after these words are order or parcel numbers, whatever their checksum.
-_NOT_A_CARD = re.compile(r"(?i)(订单|单号|运单|快递|物流|发票|流水|order|tracking|invoice|reference|ref\.?)\W{0,3}\S{0,6}\s*$")
+_NOT_A_CARD = re.compile(
+    r"(?i)(订单|单号|运单|快递|物流|发票|流水|order|tracking|invoice|reference|ref\.?)\W{0,3}\S{0,6}\s*$"
+)
 
 
 def _card_numbers(text: str) -> Iterator[Finding]:
@@ -421,7 +423,8 @@ _RULES: tuple[Rule, ...] = (
     # "OpenAI key sk-abc…", "secret: wJalrXUtnFEMI/K7MDENG/…"): the value alone must look like one.
     _rule(API_KEY, rf"""(?:{_EN}(?:(?:api|secret|access|aws[_\s-]?secret[_\s-]?access|client|app|license)
                                   [_\s-]?)?(?:key|secret)(?:[_\s-]?id)?{_END}|密钥|秘钥)
-                         (?:{_SEP}|\s+) (?P<value>["']?[A-Za-z0-9_\-./+=]{{12,200}})""", _credential_after_keyword, re.I),
+                         (?:{_SEP}|\s+) (?P<value>["']?[A-Za-z0-9_\-./+=]{{12,200}})""",
+          _credential_after_keyword, re.I),
     # Licence and product keys: four or more dashed groups of 4-6 capitals and digits, both present
     # ("7HJ2K-9QXPL-M3V8R-T6YWB-4DCFN"). The shape is enough, keyword or not: a fact labelled "Windows
     # key" holds the bare key. Dates, ISBNs, UUIDs (8-4-4-4-12) and flights have groups of other

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -18,6 +20,10 @@ from oauth2_provider.models import get_access_token_model
 
 from apps.common import clock, statements
 from apps.consent.models import Connection
+
+if TYPE_CHECKING:
+    from django.db.backends.base.base import BaseDatabaseWrapper
+    from django.db.models import Model
 
 
 @dataclass(frozen=True)
@@ -43,7 +49,7 @@ def authenticate_bearer(raw_token: str) -> BearerGrant | None:
     return None if row is None else grant_from_row(row, alias)
 
 
-def grant_statement(raw_token: str, db) -> tuple[str, list]:
+def grant_statement(raw_token: str, db: BaseDatabaseWrapper) -> tuple[str, list[Any]]:
     """The statement of ``authenticate_bearer`` and its values, for a caller that reads it with others.
 
     It answers one row or none; the row's columns go to ``grant_from_row``.
@@ -52,7 +58,7 @@ def grant_statement(raw_token: str, db) -> tuple[str, list]:
     return _grant_sql(), [checksum, db.ops.adapt_datetimefield_value(clock.now())]
 
 
-def grant_from_row(row, alias: str) -> BearerGrant | None:
+def grant_from_row(row: Sequence[Any], alias: str) -> BearerGrant | None:
     """The grant of a row of ``grant_statement`` (``None`` for a row of NULLs: no live token matched)."""
     names = _connection_columns()
     if row[0] is None:
@@ -66,7 +72,7 @@ def grant_from_row(row, alias: str) -> BearerGrant | None:
     return BearerGrant(connection=connection, scopes=scopes, token_id=token_id)
 
 
-def _converted(values, db) -> tuple:
+def _converted(values: Sequence[Any], db: BaseDatabaseWrapper) -> tuple[Any, ...]:
     """The connection's columns as the ORM would load them (JSON text, datetimes on SQLite …)."""
     return statements.converted(values, _converters(db.alias), db)
 
@@ -96,8 +102,8 @@ def _grant_sql() -> str:
     token_model, user_model = get_access_token_model(), get_user_model()
     connection_table, token_table = Connection._meta.db_table, token_model._meta.db_table
 
-    def column(model, name: str) -> str:
-        return f'"{model._meta.get_field(name).column}"'
+    def column(model: type[Model], name: str) -> str:
+        return f'"{model._meta.get_field(name).column}"'  # type: ignore[union-attr]  # columns only
 
     connection_columns = ", ".join(f'c."{field.column}"' for field in Connection._meta.concrete_fields)
     return (
@@ -113,7 +119,7 @@ def _grant_sql() -> str:
     )
 
 
-def _resource(value) -> list:
+def _resource(value: Any) -> list[str]:
     """The token's RFC 8707 resources (a JSON array; the raw query hands over its text)."""
     if isinstance(value, str | bytes):
         value = json.loads(value)

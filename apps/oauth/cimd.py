@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ipaddress
 import ssl
+from typing import Any
 from urllib.parse import urlsplit
 
 import urllib3
@@ -17,7 +18,7 @@ from oauth2_provider.settings import oauth2_settings
 from apps.oauth.registration import PUBLIC_AUTH_METHOD, MetadataRefused, assistant_metadata
 
 
-def verified_host(application) -> str | None:
+def verified_host(application: Any) -> str | None:
     """The host that vouches for the client: its metadata document's, for a CIMD client (SPEC A-7); else ``None``."""
     if application.registration_source != application.RegistrationSource.CIMD:
         return None
@@ -25,7 +26,7 @@ def verified_host(application) -> str | None:
 
 
 class ProductMetadataFetcher(cimd.SafeMetadataFetcher):
-    def fetch(self, client_id):
+    def fetch(self, client_id: str) -> Any:
         if settings.CIMD_ALLOW_LOOPBACK and _names_loopback(client_id):
             metadata, max_age = self._fetch_from_loopback(client_id)
         else:
@@ -38,7 +39,7 @@ class ProductMetadataFetcher(cimd.SafeMetadataFetcher):
             raise cimd.CIMDError(f"{refused.error}: {refused.description}") from None
         return metadata, max_age
 
-    def _fetch_from_loopback(self, client_id):
+    def _fetch_from_loopback(self, client_id: str) -> Any:
         """The same bounded fetch (verified TLS, no redirects, time and size caps), to this machine only."""
         parts = urlsplit(client_id)
         if parts.scheme != "https":

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import wraps
+from typing import Any
 
 from django.http import HttpRequest, HttpResponse
 
@@ -18,7 +19,7 @@ def open_to_every_origin(view: Callable[..., HttpResponse]) -> Callable[..., Htt
     """Answer a preflight and mark every response — errors included — readable from any origin."""
 
     @wraps(view)
-    def wrapped(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         if request.method == "OPTIONS" and "Access-Control-Request-Method" in request.headers:
             response = HttpResponse(status=204)
             response["Access-Control-Allow-Methods"] = "GET, POST, PUT, DELETE, OPTIONS"

@@ -1,5 +1,7 @@
 """Extensions of django-oauth-toolkit through its swappable models (SPEC A-2 … A-4)."""
 
+from datetime import datetime
+
 from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
@@ -24,7 +26,7 @@ class HashedGrant(AbstractGrant):
         verbose_name_plural = _("authorization codes")
 
 
-class TokenFamily(models.Model):
+class TokenFamily(models.Model):  # noqa: DJ008 - its admin shows it by its columns
     """All tokens descended from one consent; refresh ends 30 days after it (SPEC A-2).
 
     ``code`` is the hash of its authorization code, so a replay of the code revokes the family (SPEC A-3).
@@ -46,7 +48,7 @@ class TokenFamily(models.Model):
         indexes = [models.Index(fields=["user", "application"], name="family_user_app")]
 
     @staticmethod
-    def kept_since(now):
+    def kept_since(now: datetime) -> datetime:
         """Families consented before this moment are forgotten: 30 days of refresh, then 30 in which
         a revoked refresh token can still be replayed and recognised (``token_families_purge``).
         """

@@ -5,13 +5,19 @@ Also SPEC A-9. Design notes: docs/design.md.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from datetime import timedelta
+from typing import TYPE_CHECKING, Any
 
 from django.core import signing
 
 from apps.common import clock
 from apps.consent import scopes as scope_rules
+
+if TYPE_CHECKING:
+    from django.contrib.auth.base_user import AbstractBaseUser
+    from django.contrib.auth.models import AnonymousUser
 
 SALT = "apps.oauth.offers"
 MAX_AGE = timedelta(minutes=15)
@@ -33,7 +39,7 @@ class Offer:
     issued_at: float = field(default_factory=lambda: clock.now().timestamp())
 
     @classmethod
-    def from_request(cls, *, scopes, credentials: dict, resource: str) -> Offer:
+    def from_request(cls, *, scopes: Iterable[str], credentials: dict[str, Any], resource: str) -> Offer:
         return cls(
             client_id=credentials["client_id"],
             redirect_uri=credentials["redirect_uri"],
@@ -44,11 +50,11 @@ class Offer:
             scopes=tuple(scope_rules.ordered(scopes)),
         )
 
-    def sign(self, *, user) -> str:
+    def sign(self, *, user: AbstractBaseUser | AnonymousUser) -> str:
         return signing.dumps({"user": user.pk, "offer": asdict(self)}, salt=SALT, compress=True)
 
     @classmethod
-    def unsign(cls, value: str, *, user) -> Offer:
+    def unsign(cls, value: str, *, user: AbstractBaseUser | AnonymousUser) -> Offer:
         try:
             payload = signing.loads(value or "", salt=SALT)
             if payload["user"] != user.pk:

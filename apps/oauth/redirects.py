@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
 from urllib.parse import urlsplit
 
 from django.conf import settings
@@ -22,7 +23,7 @@ SCHEME = re.compile(r"[a-z][a-z0-9+.\-]*")
 MAX_REDIRECT_URI_LENGTH = 2000
 
 
-def private_use_schemes(names) -> list[str]:
+def private_use_schemes(names: Iterable[str]) -> list[str]:
     """The operator's list of native-app schemes, checked once at start-up: a dangerous one stops it."""
     schemes = [name.strip().lower() for name in names]
     for scheme in schemes:
@@ -35,7 +36,7 @@ def _whitespace_or_control(text: str) -> bool:
     return any(char.isspace() or unicodedata.category(char) == "Cc" for char in text)
 
 
-def redirect_uri_problem(uri) -> str | None:
+def redirect_uri_problem(uri: str) -> str | None:
     """Why this redirect URI cannot be registered, or ``None``.
 
     Whitespace and control characters are refused: the toolkit space-joins the URIs it stores.

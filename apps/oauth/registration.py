@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
+from typing import Any
 
 from django.conf import settings
-from django.http import HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from oauth2_provider.views import DynamicClientRegistrationManagementView, DynamicClientRegistrationView
 
 from apps.common.addresses import client_ip
@@ -28,7 +29,7 @@ MAX_CLIENT_NAME_LENGTH = 100
 
 
 class MetadataRefused(Exception):
-    def __init__(self, error: str, description: str):
+    def __init__(self, error: str, description: str) -> None:
         super().__init__(description)
         self.error = error
         self.description = description
@@ -37,11 +38,11 @@ class MetadataRefused(Exception):
         return JsonResponse({"error": self.error, "error_description": self.description}, status=400)
 
 
-def _string_list(value) -> bool:
+def _string_list(value: object) -> bool:
     return isinstance(value, list) and all(isinstance(item, str) for item in value)
 
 
-def assistant_metadata(data) -> dict:
+def assistant_metadata(data: dict[str, Any]) -> dict[str, Any]:
     """The client metadata with the product's rules applied; raises ``MetadataRefused``.
 
     An omitted ``token_endpoint_auth_method`` becomes "none" (RFC 7591 §3.2.1).
@@ -87,7 +88,7 @@ def assistant_metadata(data) -> dict:
     return data
 
 
-def _apply_rules(request) -> dict | JsonResponse:
+def _apply_rules(request: HttpRequest) -> dict[str, Any] | JsonResponse:
     """Check the JSON body and hand the toolkit the normalised metadata; returns it, or the refusal."""
     try:
         data = json.loads(request.body)
@@ -118,7 +119,7 @@ def _as_registered(response: HttpResponse, metadata: dict) -> HttpResponse:
 class RegistrationView(DynamicClientRegistrationView):
     """RFC 7591 registration endpoint, at most N registrations per client IP per window."""
 
-    def post(self, request, *args, **kwargs):
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         address = client_ip(request)
         retry_after = None if unlimited(address) else throttle_hit(
             scope="oauth-registration",
@@ -147,7 +148,7 @@ class RegistrationView(DynamicClientRegistrationView):
 class RegistrationManagementView(DynamicClientRegistrationManagementView):
     """RFC 7592 client configuration endpoint; an update obeys the same rules as registration."""
 
-    def put(self, request, client_id, *args, **kwargs):
+    def put(self, request: HttpRequest, client_id: str, *args: Any, **kwargs: Any) -> HttpResponse:
         # RFC 7592 §2.2: only the holder of the registration access token may update; a caller without
         # it is refused (401) before its metadata is looked at. The toolkit's put() checks the token again.
         auth = self._authenticate_registration_request(request, client_id)
@@ -158,7 +159,7 @@ class RegistrationManagementView(DynamicClientRegistrationManagementView):
             return metadata
         return super().put(request, client_id, *args, **kwargs)
 
-    def delete(self, request, client_id, *args, **kwargs):
+    def delete(self, request: HttpRequest, client_id: str, *args: Any, **kwargs: Any) -> HttpResponse:
         # RFC 7592 §2.3. The toolkit deletes the client, and with it every connection people made to it.
         auth = self._authenticate_registration_request(request, client_id)
         if isinstance(auth, HttpResponse):

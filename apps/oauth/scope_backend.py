@@ -5,6 +5,9 @@ Design notes: docs/design.md.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
 from django.conf import settings
 from oauth2_provider.scopes import SettingsScopes
 from oauth2_provider.settings import oauth2_settings
@@ -14,11 +17,11 @@ from oauth2_provider.settings import oauth2_settings
 IGNORED_SCOPES = frozenset({"offline_access"})
 
 
-def without_ignored(scopes) -> list[str]:
+def without_ignored(scopes: Iterable[str]) -> list[str]:
     return [scope for scope in scopes if scope not in IGNORED_SCOPES]
 
 
-def is_agent_application(application) -> bool:
+def is_agent_application(application: Any) -> bool:
     """A confidential client-credentials application that staff registered as an agent (has a policy)."""
     if application is None or getattr(application, "pk", None) is None:
         return False
@@ -32,15 +35,19 @@ def is_agent_application(application) -> bool:
 
 
 class ProductScopes(SettingsScopes):
-    def get_all_scopes(self):
+    def get_all_scopes(self) -> dict[str, str]:
         return {**{name: name for name in settings.ASSISTANT_SCOPES}, settings.AGENT_SCOPE: settings.AGENT_SCOPE}
 
-    def get_available_scopes(self, application=None, request=None, *args, **kwargs):
+    def get_available_scopes(
+        self, application: Any = None, request: Any = None, *args: Any, **kwargs: Any
+    ) -> list[str]:
         if application is not None and is_agent_application(application):
             return [settings.AGENT_SCOPE]
         return list(settings.ASSISTANT_SCOPES)
 
-    def get_default_scopes(self, application=None, request=None, *args, **kwargs):
+    def get_default_scopes(
+        self, application: Any = None, request: Any = None, *args: Any, **kwargs: Any
+    ) -> list[str]:
         if application is not None and is_agent_application(application):
             return [settings.AGENT_SCOPE]
         return list(oauth2_settings._DEFAULT_SCOPES)

@@ -5,6 +5,8 @@ Also SPEC A-1. Design notes: docs/design.md.
 
 from __future__ import annotations
 
+from typing import Any
+
 from oauthlib.oauth2 import Server
 
 # Assistants (authorization code + PKCE, then refresh) and internal agents (client credentials,
@@ -16,9 +18,11 @@ RESPONSE_TYPES = ("code",)
 class ProductServer(Server):
     """oauthlib's server with the password, implicit and device grants left out."""
 
-    def __init__(self, request_validator, *args, **kwargs):
+    def __init__(self, request_validator: Any, *args: Any, **kwargs: Any) -> None:
         super().__init__(request_validator, *args, **kwargs)
-        self._grant_types = {name: handler for name, handler in self._grant_types.items() if name in TOKEN_GRANTS}
-        self._response_types = {
+        self._grant_types: dict[str, Any] = {
+            name: handler for name, handler in self._grant_types.items() if name in TOKEN_GRANTS
+        }
+        self._response_types: dict[str, Any] = {
             name: handler for name, handler in self._response_types.items() if name in RESPONSE_TYPES
         }

@@ -6,6 +6,8 @@ Design notes: docs/design.md.
 from __future__ import annotations
 
 import uuid
+from datetime import datetime
+from typing import TYPE_CHECKING
 
 from django.db import transaction
 from oauth2_provider.models import get_access_token_model, get_grant_model, get_refresh_token_model
@@ -14,6 +16,11 @@ from apps.common import clock
 from apps.consent.models import Connection
 from apps.consent.services import connection_revoke
 from apps.oauth.models import TokenFamily
+
+if TYPE_CHECKING:
+    from oauth2_provider.models import Application
+
+    from apps.accounts.models import User
 
 
 class RevokedReason:
@@ -24,7 +31,7 @@ class RevokedReason:
     NOTICES = (REFRESH_REPLAY, CODE_REPLAY)
 
 
-def token_family_open(*, family: uuid.UUID, user, application, code: str) -> TokenFamily:
+def token_family_open(*, family: uuid.UUID, user: User, application: Application, code: str) -> TokenFamily:
     """Record a new family at the moment its authorization code is exchanged (only the code's hash is kept)."""
     return TokenFamily.objects.create(family=family, user=user, application=application, code=code,
                                       consented_at=clock.now())
@@ -46,7 +53,7 @@ def token_family_revoke(*, family: uuid.UUID | None, reason: str) -> None:
 
 
 @transaction.atomic
-def user_tokens_revoke(*, user) -> None:
+def user_tokens_revoke(*, user: User) -> None:
     """End every token family of the person and every code not exchanged yet (SPEC A-11: deactivation).
 
     Connections stay: reactivated, the person authorizes their assistants again; nothing revives.
@@ -64,7 +71,7 @@ def user_tokens_revoke(*, user) -> None:
 
 
 @transaction.atomic
-def application_deregister(*, application) -> None:
+def application_deregister(*, application: Application) -> None:
     """The assistant deletes its own registration (RFC 7592 §2.3): every token and code of it dies at once.
 
     A client people connected stays, revoked and without redirect URIs, to keep their records (SPEC C-7, D-8).
@@ -79,7 +86,7 @@ def application_deregister(*, application) -> None:
     type(application).objects.filter(pk=application.pk).update(redirect_uris="")
 
 
-def token_families_purge(*, now) -> int:
+def token_families_purge(*, now: datetime) -> int:
     """Forget families that can hold no live or replay-detectable token any more.
 
     That is twice ``REFRESH_FAMILY_LIFETIME`` after consent; the security notice ends with the row.

@@ -5,13 +5,20 @@ Design notes: docs/design.md.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
 from django.conf import settings
 from django.core.checks import Tags, Warning, register
 from django.db import connections
 
+if TYPE_CHECKING:
+    from django.apps import AppConfig
+    from django.core.checks import CheckMessage
+
 
 @register(Tags.security, deploy=True)
-def production_services(app_configs, **kwargs):
+def production_services(app_configs: Sequence[AppConfig] | None, **kwargs: Any) -> Sequence[CheckMessage]:
     if getattr(settings, "LOCAL", False):
         return []
     problems = []
@@ -43,7 +50,9 @@ def production_services(app_configs, **kwargs):
 
 
 @register(Tags.database)
-def postgres_text_search(app_configs, databases=None, **kwargs):
+def postgres_text_search(
+    app_configs: Sequence[AppConfig] | None, databases: Sequence[str] | None = None, **kwargs: Any
+) -> Sequence[CheckMessage]:
     """pg_trgm extracts no trigrams from Chinese under a C/POSIX LC_CTYPE (SPEC S-3, R-7)."""
     problems = []
     for alias in databases or []:

@@ -52,9 +52,9 @@ def oauth_tokens_purge() -> bool:
     Refuses to run unless revoked refresh tokens outlive their family, so replays stay recognised (A-2, A-3).
     """
     from oauth2_provider.models import clear_expired, refresh_token_expire_timedelta
+    from oauth2_provider.settings import oauth2_settings
 
     from apps.oauth.services import token_families_purge
-    from oauth2_provider.settings import oauth2_settings
 
     keep_revoked_for = refresh_token_expire_timedelta()
     if not oauth2_settings.REFRESH_TOKEN_REUSE_PROTECTION or keep_revoked_for is None \

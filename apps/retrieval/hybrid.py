@@ -91,14 +91,14 @@ def _ranks(scores: list[float]) -> list[int]:
 def fuse(keyword: Sequence[SearchHit], meaning: Sequence[MeaningHit], *, depth: int = DEPTH) -> list[FusedHit]:
     """One order from the two lists (each best first); see the module's description."""
     fused: dict[tuple[str, int], dict] = {}
-    for hit, rank in zip(keyword[:depth], _ranks([h.score for h in keyword[:depth]])):
+    for hit, rank in zip(keyword[:depth], _ranks([h.score for h in keyword[:depth]]), strict=True):
         entry = fused.setdefault((hit.resource_type, hit.record_id), {"score": 0.0, "sim": None, "field": None})
         entry["score"] += 1.0 / (K + rank)
         entry["kw"] = hit.score
-    for hit, rank in zip(meaning[:depth], _ranks([h.similarity for h in meaning[:depth]])):
-        entry = fused.setdefault((hit.resource_type, hit.record_id), {"score": 0.0, "kw": None})
+    for match, rank in zip(meaning[:depth], _ranks([h.similarity for h in meaning[:depth]]), strict=True):
+        entry = fused.setdefault((match.resource_type, match.record_id), {"score": 0.0, "kw": None})
         entry["score"] += 1.0 / (K + rank)
-        entry["sim"], entry["field"] = hit.similarity, hit.field
+        entry["sim"], entry["field"] = match.similarity, match.field
     keyword_scores = {(h.resource_type, h.record_id): h.score for h in keyword}
     for key, entry in fused.items():  # a meaning match deeper in the keyword list keeps its words' score
         entry["kw"] = keyword_scores.get(key, entry.get("kw"))

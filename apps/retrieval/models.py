@@ -22,7 +22,7 @@ class SearchProjection(models.Model):
     # SPEC S-4: the field's meaning, as the embedder named in ``vector_model`` saw ``text``'s source
     # (``embeddings.codec``: int8 with a scale). Null until embedded; reset whenever the text changes.
     vector = models.BinaryField(_("meaning vector"), null=True, editable=False)
-    vector_model = models.CharField(_("vector model"), max_length=100, null=True, editable=False)
+    vector_model = models.CharField(_("vector model"), max_length=100, null=True, editable=False)  # noqa: DJ001 - null with vector
 
     class Meta:
         verbose_name = _("search projection row")

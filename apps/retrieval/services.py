@@ -57,7 +57,7 @@ def _embed_rows(rows: list[SearchProjection]) -> list[SearchProjection]:
     except EmbeddingUnavailable as exc:
         log.warning("meaning vectors left for later: %s", exc)
         return rows
-    for row, vector in zip(rows, vectors):
+    for row, vector in zip(rows, vectors, strict=False):
         row.vector, row.vector_model = pack(vector), embedder.name
     return []
 
@@ -190,8 +190,8 @@ def projection_rebuild(*, dry_run: bool = False, chunk_size: int = REBUILD_CHUNK
         total = manager.count() if progress else 0
         while True:
             with transaction.atomic():
-                batch = manager.filter(pk__gt=last_pk).order_by("pk")
-                batch = list((batch if dry_run else batch.select_for_update())[:chunk_size])
+                after = manager.filter(pk__gt=last_pk).order_by("pk")
+                batch = list((after if dry_run else after.select_for_update())[:chunk_size])
                 if not batch:
                     break
                 _sync(indexed, batch, drift, apply=not dry_run)

@@ -21,7 +21,7 @@ FETCH = 2_000  # vectors per statement
 class _Kept:
     """One person's vectors of one model: row id → (updated_at, position in ``matrix``)."""
 
-    def __init__(self, dim: int):
+    def __init__(self, dim: int) -> None:
         self.lock = threading.Lock()  # one search at a time reads or grows it
         self.at: dict[int, tuple[object, int]] = {}
         self.matrix = np.empty((0, dim), dtype=np.int8)
@@ -85,7 +85,10 @@ def similarities(backend, *, owner_id: int, scopes: Sequence, model: str,
             positions = np.fromiter((position for _, position in present), dtype=np.int64, count=len(present))
             matrix, scales = kept.matrix[positions], kept.scales[positions]
     scores = (matrix.astype(np.float32) @ query.astype(np.float32)) * scales
-    return [(row[0], row[1], int(row[2]), row[3], score) for (row, _), score in zip(present, scores.tolist())]
+    return [
+        (row[0], row[1], int(row[2]), row[3], score)
+        for (row, _), score in zip(present, scores.tolist(), strict=True)
+    ]
 
 
 def forget() -> None:

@@ -8,7 +8,6 @@ from apps.consent.models import AccessEvent
 from tests.mcp_server.conftest import EVIDENCE, make_fact, share
 from tests.mcp_server.rpc import call, post, rpc, tool_result
 
-
 SEARCH_SCOPES = ("profile:read", "context:search")
 
 

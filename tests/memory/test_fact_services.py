@@ -71,7 +71,10 @@ def test_archive_keeps_version(user):
 
 @pytest.mark.parametrize(
     "overrides",
-    [{"label": "x" * 41}, {"value": "x" * 301}, {"evidence": "x" * 301}, {"evidence": "two\nlines"}, {"category": "secrets"}],
+    [
+        {"label": "x" * 41}, {"value": "x" * 301}, {"evidence": "x" * 301}, {"evidence": "two\nlines"},
+        {"category": "secrets"},
+    ],
 )
 def test_service_refuses_bad_fields(user, overrides):
     with pytest.raises(ValidationError):

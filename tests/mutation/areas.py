@@ -43,19 +43,21 @@ AREAS = {
         ),
         equivalent=(
             ("apps/consent/selectors.py", "core/ReplaceAndWithOr",
-             "stamps = next((count, folded) for fid, code, count, folded, *_ in result if fid is None and code is None)",
+             "stamps = next((count, folded) for fid, code, count, folded, *_ in result "
+             "if fid is None and code is None)",
              "the stamps row is the first branch of the statement's UNION ALL and comes first, so next() takes it "
              "whichever condition picks it"),
             ("apps/consent/selectors.py", "core/AddNot", "if categories:",
              "the compiled statement and the queryset it is compiled from return the same rows; the condition "
              "only chooses the cheaper one (docs/performance.md)"),
-            *((("apps/consent/selectors.py", operator,
+            *(("apps/consent/selectors.py", operator,
                 'return db.vendor == "postgresql" and db.pg_version >= 140000  # bit_xor() is PostgreSQL 14+',
                 "moves the bound by one minor release of PostgreSQL 14; every server the suite runs on is past it")
-               for operator in ("core/NumberReplacer", "core/ReplaceComparisonOperator_GtE_Gt"))),
+               for operator in ("core/NumberReplacer", "core/ReplaceComparisonOperator_GtE_Gt")),
         ),
         named=(
-            ("apps/consent/selectors.py", "    if connection.revoked_at is not None:\n        return Fact.objects.none()\n",
+            ("apps/consent/selectors.py",
+             "    if connection.revoked_at is not None:\n        return Fact.objects.none()\n",
              "", "visible_facts without its revoked_at guard"),
             ("apps/consent/selectors.py", "    if connection.revoked_at is not None:\n        return []\n",
              "", "visible_fact_values without its revoked_at guard"),

@@ -255,10 +255,12 @@ def test_token_purge_keeps_what_reuse_detection_needs(user):
     recent = _tokens(user, application, revoked_ago_days=29)
     _tokens(user, application, revoked_ago_days=31)
     live_access = get_access_token_model().objects.create(
-        user=user, application=application, token="live-access", expires=now + timedelta(minutes=5), scope="profile:read"
+        user=user, application=application, token="live-access", expires=now + timedelta(minutes=5),
+        scope="profile:read",
     )
     get_access_token_model().objects.create(
-        user=user, application=application, token="dead-access", expires=now - timedelta(minutes=1), scope="profile:read"
+        user=user, application=application, token="dead-access", expires=now - timedelta(minutes=1),
+        scope="profile:read",
     )
     grant_fields = {"user": user, "application": application, "redirect_uri": "https://assistant.example/callback",
                     "scope": "profile:read", "code_challenge": "x" * 43, "code_challenge_method": "S256"}

@@ -11,9 +11,8 @@ from io import StringIO
 
 import pytest
 from django.core.management import call_command
-from django.db import DatabaseError
+from django.db import DatabaseError, transaction
 from django.db import connection as db_connection
-from django.db import transaction
 from django.test.utils import CaptureQueriesContext
 
 from apps.consent.models import Proposal

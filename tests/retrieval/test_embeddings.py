@@ -29,7 +29,7 @@ class _Embeddings(BaseHTTPRequestHandler):
     status = 200
     seen: list = []
 
-    def do_POST(self):  # noqa: N802 (http.server's naming)
+    def do_POST(self):
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         type(self).seen.append((self.path, self.headers.get("Authorization"), body))
         if self.path != "/v1/embeddings" or self.status != 200:

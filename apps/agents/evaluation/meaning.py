@@ -6,6 +6,11 @@ Design notes: docs/design.md.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from apps.accounts.models import User
+    from apps.memory.models import Fact
 
 # (key, category, label, value). Written once, never tuned to the questions.
 FACTS = (
@@ -93,7 +98,7 @@ class FactReport:
         return self.found.get(kind, 0) / self.asked[kind] if self.asked.get(kind) else 1.0
 
 
-def build_facts(owner) -> dict[str, object]:
+def build_facts(owner: User) -> dict[str, Fact]:
     """The facts of ``FACTS`` for ``owner``, by key; the person decided none of them is sensitive."""
     from apps.memory.services import fact_create
 
@@ -101,7 +106,7 @@ def build_facts(owner) -> dict[str, object]:
             for key, category, label, value in FACTS}
 
 
-def evaluate_facts(owner, *, top: int = 5) -> FactReport:
+def evaluate_facts(owner: User, *, top: int = 5) -> FactReport:
     """Share the facts with a new connection of ``owner`` and ask every question through it."""
     from oauth2_provider.models import get_application_model
 

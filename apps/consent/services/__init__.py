@@ -24,8 +24,8 @@ __all__ = [
 ]
 
 # Proposals (SPEC P-1 … P-7).
-from apps.consent.services.proposal_checks import ProposalError, required_scope_for_op  # noqa: E402
-from apps.consent.services.proposals import (  # noqa: E402
+from apps.consent.services.proposal_checks import ProposalError, required_scope_for_op
+from apps.consent.services.proposals import (
     PROPOSAL_LIFETIME,
     proposal_confirm,
     proposal_edit,
@@ -47,6 +47,6 @@ __all__ += [
     "required_scope_for_op",
 ]
 
-from apps.consent.services.proposal_bulk import proposals_ignore  # noqa: E402
+from apps.consent.services.proposal_bulk import proposals_ignore  # noqa: E402 - grouped with its section
 
 __all__ += ["proposals_ignore"]

@@ -15,6 +15,6 @@ def access_event_record(*, connection: Connection, tool: str, facts: Iterable[tu
 
     ``AccessEvent.facts`` holds ``[id, version]`` pairs, then one ``"<type>:<id>"`` per record (SPEC R-11).
     """
-    entries: list = [[fid, version] for fid, version in facts]
+    entries: list[list[int] | str] = [[fid, version] for fid, version in facts]
     entries += [str(ref) for ref in dict.fromkeys(refs)]
     insert(AccessEvent, {"connection": connection.pk, "tool": tool, "facts": entries, "created_at": clock.now()})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import TYPE_CHECKING
 
 from django.db import transaction
 from oauth2_provider.models import get_access_token_model, get_grant_model, get_refresh_token_model
@@ -12,6 +13,11 @@ from apps.common.errors import CodedError
 from apps.consent import scopes as scope_rules
 from apps.consent.models import Connection, FactShare
 from apps.memory.models import Category
+
+if TYPE_CHECKING:
+    from oauth2_provider.models import Application
+
+    from apps.accounts.models import User
 
 LAST_USED_RESOLUTION = timedelta(minutes=1)
 
@@ -34,7 +40,7 @@ def _check(scopes: set[str], categories: set[str]) -> None:
 
 
 @transaction.atomic
-def connection_authorize(*, user, application, scopes: set[str], categories: set[str]) -> Connection:
+def connection_authorize(*, user: User, application: Application, scopes: set[str], categories: set[str]) -> Connection:
     """Create the connection, or replace its scopes and categories (SPEC A-7).
 
     The only way back for a revoked connection (SPEC C-5); it starts with nothing shared (C-3).
@@ -100,7 +106,7 @@ def connection_revoke(*, connection: Connection) -> Connection:
     return locked
 
 
-def connection_live_locked(*, user, application) -> bool:
+def connection_live_locked(*, user: User, application: Application) -> bool:
     """Whether the connection is live (not revoked, account active), its row locked until the transaction ends.
 
     Token issuing takes this lock first, as ``connection_revoke`` does, so neither outlives a revocation (SPEC C-7).

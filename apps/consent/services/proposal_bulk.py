@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.db import transaction
 
 from apps.common import clock
@@ -9,9 +11,14 @@ from apps.consent.models import Connection, Proposal
 from apps.consent.services.proposal_checks import ProposalError
 from apps.consent.services.proposals import FORBIDDEN
 
+if TYPE_CHECKING:
+    from apps.accounts.models import User
+
 
 @transaction.atomic
-def proposals_ignore(*, connection: Connection, user, ids: set[int] | None = None, up_to: int | None = None) -> int:
+def proposals_ignore(
+    *, connection: Connection, user: User, ids: set[int] | None = None, up_to: int | None = None,
+) -> int:
     """Ignore the connection's pending suggestions among ``ids`` (``None``: all) up to id ``up_to``; return how many.
 
     Only still-pending, unexpired ones: a suggestion decided meanwhile or past expiry is left alone (SPEC J-2).

@@ -70,7 +70,7 @@ def _invalid(message: str, field: str) -> ProposalError:
     return ProposalError(INVALID_ARGUMENT, message, field)
 
 
-def _target_id(raw) -> int:
+def _target_id(raw: object) -> int:
     if isinstance(raw, bool):
         raise _invalid("target_fact_id must be a fact id", "target_fact_id")
     if isinstance(raw, int):
@@ -93,7 +93,7 @@ def check_text(name: str, text: str) -> None:
         raise _invalid(f"{name} must be a single line (no line breaks)", name)
 
 
-def parse_arguments(arguments) -> ProposalArguments:
+def parse_arguments(arguments: object) -> ProposalArguments:
     """The shape of a proposal (SPEC P-1, P-2 limits). Raises ``invalid_argument``."""
     if not isinstance(arguments, dict):
         raise _invalid("arguments must be an object", "arguments")

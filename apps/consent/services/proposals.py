@@ -5,7 +5,9 @@ Design notes: docs/design.md.
 
 from __future__ import annotations
 
-from datetime import timedelta
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
@@ -36,6 +38,9 @@ from apps.consent.services.proposal_checks import (
 from apps.memory.models import Category, Fact, FactStatus
 from apps.memory.services import fact_archive, fact_create, fact_update
 
+if TYPE_CHECKING:
+    from apps.accounts.models import User
+
 PROPOSAL_LIFETIME = timedelta(days=30)  # SPEC P-5, D-5
 
 # Codes of refused actions on the page (not MCP tool codes).
@@ -57,11 +62,11 @@ __all__ = [
 ]
 
 
-def _is_due(proposal: Proposal, now) -> bool:
+def _is_due(proposal: Proposal, now: datetime) -> bool:
     return proposal.status == Status.PENDING and now >= proposal.expires_at
 
 
-def _expire(proposal: Proposal, now) -> None:
+def _expire(proposal: Proposal, now: datetime) -> None:
     proposal.status, proposal.decided_at = Status.EXPIRED, now
     proposal.save(update_fields=["status", "decided_at"])
 
@@ -91,7 +96,7 @@ def _check_target_and_category(connection: Connection, args: ProposalArguments) 
     return target
 
 
-def _earlier(connection: Connection, digest: str, now) -> Proposal | ProposalError | None:
+def _earlier(connection: Connection, digest: str, now: datetime) -> Proposal | ProposalError | None:
     """What an identical earlier proposal means for this one (SPEC P-4), read in one statement.
 
     One query, so a concurrent identical submission is seen either as pending or not at all.
@@ -116,7 +121,7 @@ def _earlier(connection: Connection, digest: str, now) -> Proposal | ProposalErr
     return ProposalError(DUPLICATE_PROCESSED, "an identical proposal was already handled by the person")
 
 
-def _pending_cap_error(connection: Connection, now) -> ProposalError | None:
+def _pending_cap_error(connection: Connection, now: datetime) -> ProposalError | None:
     """SPEC P-8: ``too_many_pending`` when the connection already holds the most pending proposals allowed.
 
     Counted under the connection row's lock; expired proposals do not count, swept or not (SPEC J-2).
@@ -160,7 +165,7 @@ def _submit(connection: Connection, args: ProposalArguments) -> Proposal | Propo
     return proposal
 
 
-def proposal_submit(*, connection: Connection, arguments: dict) -> Proposal:
+def proposal_submit(*, connection: Connection, arguments: dict[str, Any]) -> Proposal:
     """Store an assistant's proposal as pending, or answer the identical pending one (SPEC P-1 … P-4, P-8).
 
     Refuses with ``ProposalError``; the op's scope is checked by the caller. Safe under concurrency.
@@ -178,7 +183,7 @@ def proposal_submit(*, connection: Connection, arguments: dict) -> Proposal:
 
 # --- Deciding (the person, on the web page) ----------------------------------------------------
 
-def _lock(proposal: Proposal, user) -> Proposal:
+def _lock(proposal: Proposal, user: User) -> Proposal:
     """The proposal, row-locked, if it belongs to one of ``user``'s connections."""
     locked = (
         Proposal.objects.select_for_update(of=("self",)).select_related("connection").filter(pk=proposal.pk).first()
@@ -188,8 +193,11 @@ def _lock(proposal: Proposal, user) -> Proposal:
     return locked
 
 
-def _act(proposal: Proposal, user, action) -> Proposal:
+def _act(
+    proposal: Proposal, user: User, action: Callable[[Proposal, datetime], Proposal | ProposalError],
+) -> Proposal:
     """Run ``action(locked, now)`` on a live proposal; record an expiry noticed on the way (J-2)."""
+    outcome: Proposal | ProposalError
     with transaction.atomic():
         locked = _lock(proposal, user)
         now = clock.now()
@@ -207,7 +215,7 @@ def _act(proposal: Proposal, user, action) -> Proposal:
     return outcome
 
 
-def _decide(proposal: Proposal, status: str, now, result_fact: Fact | None = None) -> Proposal:
+def _decide(proposal: Proposal, status: str, now: datetime, result_fact: Fact | None = None) -> Proposal:
     proposal.status, proposal.decided_at = status, now
     fields = ["status", "decided_at"]
     if result_fact is not None:
@@ -232,7 +240,7 @@ def _share(connection: Connection, fact: Fact, *, only_if_shared: bool) -> None:
         FactShare.objects.create(connection=locked, fact=fact, fact_version=fact.version, shared_at=clock.now())
 
 
-def _confirm(locked: Proposal, now, user, share_with_connection: bool) -> Proposal:
+def _confirm(locked: Proposal, now: datetime, user: User, share_with_connection: bool) -> Proposal:
     if locked.op == ADD:
         fact = fact_create(owner=user, category=locked.category, label=locked.label, value=locked.value,
                            evidence=locked.evidence)
@@ -241,7 +249,8 @@ def _confirm(locked: Proposal, now, user, share_with_connection: bool) -> Propos
         return _decide(locked, Status.CONFIRMED, now, result_fact=fact)
     # SPEC P-6: the target must still be what the assistant saw; the row lock makes a concurrent
     # edit either land first (then we see the new version: conflict) or wait for us.
-    target = Fact.objects.select_for_update().filter(pk=locked.target_fact_id).first()
+    # Past ADD, every op names its target (parse_arguments); the stubs cannot see that.
+    target = Fact.objects.select_for_update().filter(pk=locked.target_fact_id).first()  # type: ignore[misc]
     if (
         target is None
         or target.owner_id != user.pk
@@ -262,7 +271,7 @@ def _confirm(locked: Proposal, now, user, share_with_connection: bool) -> Propos
     return _decide(locked, Status.CONFIRMED, now, result_fact=fact)
 
 
-def proposal_confirm(*, proposal: Proposal, user, share_with_connection: bool = True) -> Proposal:
+def proposal_confirm(*, proposal: Proposal, user: User, share_with_connection: bool = True) -> Proposal:
     """Apply a pending proposal for its owner (SPEC P-5, P-6).
 
     An update or archive of a fact changed since becomes ``conflict`` (returned, not raised).
@@ -270,12 +279,12 @@ def proposal_confirm(*, proposal: Proposal, user, share_with_connection: bool = 
     return _act(proposal, user, lambda locked, now: _confirm(locked, now, user, share_with_connection))
 
 
-def proposal_ignore(*, proposal: Proposal, user) -> Proposal:
+def proposal_ignore(*, proposal: Proposal, user: User) -> Proposal:
     """Decline a pending proposal; an identical one later answers ``duplicate_processed``."""
     return _act(proposal, user, lambda locked, now: _decide(locked, Status.IGNORED, now))
 
 
-def _edit(locked: Proposal, now, changes: dict[str, str]) -> Proposal | ProposalError:
+def _edit(locked: Proposal, now: datetime, changes: dict[str, str]) -> Proposal | ProposalError:
     for name, text in changes.items():
         if not isinstance(text, str):
             return ProposalError(INVALID_ARGUMENT, f"{name} must be a string", name)
@@ -303,7 +312,7 @@ def _edit(locked: Proposal, now, changes: dict[str, str]) -> Proposal | Proposal
     return locked
 
 
-def proposal_edit(*, proposal: Proposal, user, category: str | None = None, label: str | None = None,
+def proposal_edit(*, proposal: Proposal, user: User, category: str | None = None, label: str | None = None,
                   value: str | None = None, evidence: str | None = None) -> Proposal:
     """Reword a pending proposal before confirming it (SPEC P-6); it stays pending.
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
+
 from django.db import transaction
 
 from apps.common import clock
@@ -45,7 +47,7 @@ def _locked(connection: Connection) -> Connection:
     return locked
 
 
-def _refuse(wanted, versions: dict[int, int], seen: dict[int, int | None] | None) -> None:
+def _refuse(wanted: Iterable[int], versions: dict[int, int], seen: Mapping[int, int | None] | None) -> None:
     refused = sorted(set(wanted) - set(versions))
     if refused:
         raise ConsentError("not_shareable", f"facts that cannot be shared with this assistant: {refused}",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import timezone as dt_timezone
+from datetime import UTC
 
 from django import forms, template
 from django.forms.utils import flatatt
@@ -24,7 +24,7 @@ def when(moment):
     """A moment in UTC, machine-readable; static/js/me.js may show it in local time."""
     if moment is None:
         return ""
-    moment = moment.astimezone(dt_timezone.utc) if timezone.is_aware(moment) else moment
+    moment = moment.astimezone(UTC) if timezone.is_aware(moment) else moment
     return format_html('<time datetime="{}">{} UTC</time>', moment.isoformat(), moment.strftime("%Y-%m-%d %H:%M"))
 
 

@@ -127,7 +127,8 @@ class FactSensitiveView(FactsPageMixin, MeAction):
             return self.render_facts(status=400)
         fact = fact_update(fact=fact, sensitive=form.cleaned_data["sensitive"])
         if fact.sensitive:
-            messages.success(request, _("“%(label)s” is marked sensitive: no assistant sees it.") % {"label": fact.label})
+            notice = _("“%(label)s” is marked sensitive: no assistant sees it.") % {"label": fact.label}
+            messages.success(request, notice)
         else:
             messages.success(request, _("“%(label)s” is no longer marked sensitive.") % {"label": fact.label})
         return redirect(_to_fact(fact))

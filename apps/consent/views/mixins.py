@@ -2,15 +2,26 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.contrib.auth.mixins import LoginRequiredMixin
 from django.shortcuts import render
 from django.utils.decorators import method_decorator
 from django.utils.translation import gettext_lazy as _
-from django.views.decorators.cache import never_cache
 from django.views import View
+from django.views.decorators.cache import never_cache
 
 from apps.ops.models import ServiceStatus
 from apps.ops.selectors import service_status
+
+if TYPE_CHECKING:
+    from django.http import HttpRequest
+    from django_stubs_ext import StrOrPromise
+
+    from apps.accounts.models import User
+
+    class PersonRequest(HttpRequest):
+        user: User  # every page here is behind the login
 
 # The services' ConsentError codes in the person's words.
 CONSENT_ERRORS = {
@@ -28,7 +39,7 @@ CONSENT_ERRORS = {
 CONSENT_ERROR_DEFAULT = _("This change is not allowed. Nothing was changed.")
 
 
-def consent_error_message(error) -> str:
+def consent_error_message(error: Exception) -> StrOrPromise:
     return CONSENT_ERRORS.get(getattr(error, "code", ""), CONSENT_ERROR_DEFAULT)
 
 
@@ -38,6 +49,7 @@ class MePage(LoginRequiredMixin, View):
     Never cached; shows the service notice while the assistant entry point is closed (SPEC M-10).
     """
 
+    request: PersonRequest
     nav = ""  # which header link is the current page
 
     @method_decorator(never_cache)

@@ -62,15 +62,17 @@ class CalendarEvent(OwnedResource):
         verbose_name_plural = _("calendar events")
         constraints = [
             models.CheckConstraint(condition=Q(ends_at__gte=models.F("starts_at")), name="calendar_ends_after_start"),
-            models.CheckConstraint(condition=Q(status__in=["confirmed", "tentative", "cancelled"]), name="calendar_status_valid"),
+            models.CheckConstraint(
+                condition=Q(status__in=["confirmed", "tentative", "cancelled"]), name="calendar_status_valid"
+            ),
         ]
+
+    def __str__(self) -> str:
+        return self.title
 
     def clean(self) -> None:
         if self.starts_at and self.ends_at and self.ends_at < self.starts_at:
             raise ValidationError({"ends_at": _("An event cannot end before it starts.")})
-
-    def __str__(self) -> str:
-        return self.title
 
 
 class Todo(OwnedResource):
@@ -118,7 +120,9 @@ class Episode(OwnedResource):
     topics = models.JSONField(_("topics"), default=list, blank=True)
     participants = models.JSONField(_("participants"), default=list, blank=True)
     occurred_at = models.DateTimeField(_("occurred at"))
-    transcript = models.ForeignKey(Transcript, on_delete=models.SET_NULL, null=True, blank=True, related_name="episodes")
+    transcript = models.ForeignKey(
+        Transcript, on_delete=models.SET_NULL, null=True, blank=True, related_name="episodes"
+    )
     calendar_event = models.ForeignKey(
         CalendarEvent, on_delete=models.SET_NULL, null=True, blank=True, related_name="episodes"
     )
@@ -165,12 +169,12 @@ class Digest(OwnedResource):
             models.CheckConstraint(condition=Q(period_end__gte=models.F("period_start")), name="digest_period_order"),
         ]
 
+    def __str__(self) -> str:
+        return f"{self.get_period_display()} {self.period_start}"
+
     def clean(self) -> None:
         if self.period_start and self.period_end and self.period_end < self.period_start:
             raise ValidationError({"period_end": _("A period cannot end before it starts.")})
-
-    def __str__(self) -> str:
-        return f"{self.get_period_display()} {self.period_start}"
 
 
 class Intent(OwnedResource):

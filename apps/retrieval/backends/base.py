@@ -44,7 +44,7 @@ class BaseSearchBackend:
     table = SearchProjection._meta.db_table
     float_sql = "CAST(%s AS DOUBLE PRECISION)"
 
-    def __init__(self, using: str = "default"):
+    def __init__(self, using: str = "default") -> None:
         self.using = using
 
     # --- The shared query ------------------------------------------------------

@@ -68,7 +68,7 @@ class PostgresSearchBackend(BaseSearchBackend):
             problems.append(f"the ranking column {VECTOR_COLUMN} is missing")
         return problems
 
-    def rebuild_index(self):
+    def rebuild_index(self) -> None:
         # PostgreSQL keeps its index and the generated column in step transactionally: only what
         # is missing (or an invalid index) needs work, and only that is done.
         with connections[self.using].cursor() as cursor:

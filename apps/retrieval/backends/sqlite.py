@@ -61,6 +61,6 @@ class SQLiteSearchBackend(BaseSearchBackend):
                 return [f"the full-text table {FTS_TABLE} is out of step with the projection"]
         return []
 
-    def rebuild_index(self):
+    def rebuild_index(self) -> None:
         with connections[self.using].cursor() as cursor:
             cursor.execute(f"INSERT INTO {FTS_TABLE}({FTS_TABLE}) VALUES ('rebuild')")

@@ -18,7 +18,7 @@ class LocalEmbedder(Embedder):
     name = MODEL
     dim = 512
 
-    def __init__(self, threads: int | str = 1):
+    def __init__(self, threads: int | str = 1) -> None:
         # One BLAS thread: a query is a tiny matrix product, and on a busy machine several threads
         # per request cost more in hand-offs (measured 300 ms against 8 ms a query, docs/search.md).
         self.threads = int(threads)

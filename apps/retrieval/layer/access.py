@@ -142,7 +142,7 @@ class Access:
     # 64 KiB (SPEC R-9). MCP asks for less: one tool result is at most 16 KiB (SPEC M-6).
     page_bytes: int | None = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.audience not in AUDIENCES:
             raise ValueError(f"unknown audience {self.audience!r}")
         if self.page_bytes is not None and not 4_096 <= self.page_bytes <= 65_536:

@@ -83,6 +83,7 @@ class ModelAdapter(Adapter):
     ``document`` reads each field from the attribute of its name, or from ``field_<name>(instance)``.
     """
 
+    model: type[models.Model]  # every model adapter names its model
     select_related: tuple[str, ...] = ()
     prefetch_related: tuple[str, ...] = ()
 
@@ -210,7 +211,7 @@ def _linked(instance, lookup) -> list:
     path = lookup.prefetch_to if isinstance(lookup, Prefetch) else lookup
     rows = [instance]
     for name in path.split(LOOKUP_SEP):
-        reached = []
+        reached: list[models.Model] = []
         for row in rows:
             value = getattr(row, name)
             if isinstance(value, models.Manager):

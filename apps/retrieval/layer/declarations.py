@@ -62,7 +62,7 @@ class Declaration:
     order: str | None = None  # the timestamp field ``list`` orders by, newest first
     rank_weight: float = 0.0  # the type's share of cross-resource ranking (SPEC R-8)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         self._check()
 
     # --- derived views ---------------------------------------------------
@@ -156,8 +156,8 @@ class Declaration:
         for op in self.operations:
             if op not in OPERATIONS:
                 raise fail(f"{self.type}: unknown operation {op!r}")
-        for name, path in (("title", self.title), ("order", self.order)):
-            if path is not None and path not in seen:
-                raise fail(f"{self.type}: {name} field {path} is not declared")
+        for name, named in (("title", self.title), ("order", self.order)):
+            if named is not None and named not in seen:
+                raise fail(f"{self.type}: {name} field {named} is not declared")
         if self.order is not None and seen[self.order].type != "timestamp":
             raise fail(f"{self.type}: the order field must be a timestamp")

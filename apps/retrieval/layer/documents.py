@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import cast
 
 from apps.retrieval.layer import pointers
 from apps.retrieval.layer.declarations import Declaration
@@ -259,11 +260,11 @@ def fragment_page(stream: Iterator[Unit], *, start: tuple = (), offset: int = 0,
     for unit in stream:
         comma = 1 if packed.fragments else 0
         begin = offset if unit.tokens == start else 0
-        text = None
+        text: str | None = None
         if unit.kind == "json":
             text = _encode_str(unit.value)
         elif unit.kind == "text":
-            text = unit.value
+            text = cast(str, unit.value)
         if unit.kind in ("open", "value") or (begin == 0 and unit.kind in ("text", "json")):
             path = unit.path
             cost = comma + _whole_bytes(path, unit.value)
@@ -277,6 +278,7 @@ def fragment_page(stream: Iterator[Unit], *, start: tuple = (), offset: int = 0,
                 packed.next_position = (unit.tokens, 0)
                 return packed
         # A string that does not fit whole: as many characters as the page still holds.
+        assert text is not None  # open and value units were packed or ended the page above
         frame = {"path": unit.path, "start": begin, "end": len(text), "length": len(text), "text": ""}
         if unit.kind == "json":
             frame["json"] = True

@@ -50,7 +50,7 @@ class LayerError(CodedError):
 
     FIELD_KEY = "pointer"
 
-    def __init__(self, code: str, message: str, *, pointer: str | None = None):
+    def __init__(self, code: str, message: str, *, pointer: str | None = None) -> None:
         if code not in STATUS:
             raise ValueError(f"unknown error code {code!r}")
         super().__init__(code, message, pointer)

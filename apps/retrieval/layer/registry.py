@@ -24,7 +24,7 @@ class Resource:
 
 
 class Registry:
-    def __init__(self, package: str | None = None):
+    def __init__(self, package: str | None = None) -> None:
         self._package = package
         self._loaded = package is None
         self._resources: dict[str, Resource] = {}
@@ -34,7 +34,7 @@ class Registry:
         if self._loaded:
             return
         self._loaded = True
-        package = importlib.import_module(self._package)
+        package = importlib.import_module(self._package)  # type: ignore[arg-type]  # not None when not _loaded
         for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
             importlib.import_module(f"{self._package}.{info.name}")
 

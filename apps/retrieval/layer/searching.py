@@ -6,6 +6,7 @@ Also SPEC S-4. Design notes: docs/design.md.
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from django.db import DatabaseError, transaction
 
@@ -43,9 +44,9 @@ def searchable_fields(v: TypeView) -> tuple[str, ...]:
 
 def texts_at(doc: dict, pattern: str) -> list[tuple[str, str]]:
     """(concrete path, string) for every string at ``pattern`` in ``doc``."""
-    found = [((), doc)]
+    found: list[tuple[tuple[str | int, ...], object]] = [((), doc)]
     for token in pointers.split(pattern):
-        step = []
+        step: list[tuple[tuple[str | int, ...], object]] = []
         for tokens, value in found:
             if token == pointers.WILDCARD and isinstance(value, list):
                 step += [((*tokens, i), item) for i, item in enumerate(value)]
@@ -114,7 +115,10 @@ class _Confirmation:
     Only what a hit can show, and only where the caller may read it.
     """
 
-    def __init__(self, instances: dict, terms: list[str], normalize, keyword: set[str], meaning: dict):
+    def __init__(
+        self, instances: dict, terms: list[str], normalize, keyword: set[str],
+        meaning: dict[str, tuple[str, str | None]],
+    ):
         self._instances, self._terms, self._normalize = instances, terms, normalize
         self._keyword = keyword  # refs the words matched
         self._meaning = meaning  # ref → (field pattern, the text its vector was made from)
@@ -154,7 +158,7 @@ def search(access: Access, request: SearchRequest) -> dict:
         fields = searchable_fields(v)
         if fields:
             scopes.append(SearchScope(v.type, fields, v.resource.adapter.searchable_records(access.user_id)))
-    answer = {"query": request.query, "hits": [], "truncated": False}
+    answer: dict[str, Any] = {"query": request.query, "hits": [], "truncated": False}
     if not scopes:
         return answer
     try:

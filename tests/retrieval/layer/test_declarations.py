@@ -112,7 +112,7 @@ RECIPE = Declaration(
 @pytest.fixture
 def recipe_type(monkeypatch):
     with isolate_apps("apps.agents"):  # a registry of its own: the real app never sees the model
-        class Recipe(models.Model):
+        class Recipe(models.Model):  # noqa: DJ008 - a throwaway model
             owner_id = models.BigIntegerField()
             name = models.CharField(max_length=100)
             steps = models.JSONField(default=list)

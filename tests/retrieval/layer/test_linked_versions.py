@@ -38,8 +38,8 @@ def _todos(owner, count: int) -> list[Todo]:
 
 
 def _episode(owner, *, todos=(), summary: str = "", transcript=None, calendar_event=None):
-    return services.episode_create(owner=owner, title="Weekly review", occurred_at=T0, summary=summary, todos=list(todos),
-                                   transcript=transcript, calendar_event=calendar_event)
+    return services.episode_create(owner=owner, title="Weekly review", occurred_at=T0, summary=summary,
+                                   todos=list(todos), transcript=transcript, calendar_event=calendar_event)
 
 
 def _first_page(acc: Access, ref: str) -> dict:

@@ -1,7 +1,9 @@
 """``manage.py seed_demo --username U --password P --facts N`` (SPEC I-2)."""
 
+from typing import Any
+
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from apps.memory.demo_data import seed_demo
 
@@ -9,7 +11,7 @@ from apps.memory.demo_data import seed_demo
 class Command(BaseCommand):
     help = "Create or update a demo user with N deterministic facts and a week of sample records. Idempotent."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--username", required=True)
         parser.add_argument("--password", required=True)
         parser.add_argument("--facts", type=int, default=None, help="number of active facts (default 60)")
@@ -21,7 +23,10 @@ class Command(BaseCommand):
                             help="a person at real size: 2,000 facts, 10 assistants, 300 suggestions "
                                  "unless given otherwise (SPEC W-6)")
 
-    def handle(self, *, username, password, facts, assistants, suggestions, at_scale, **options):
+    def handle(
+        self, *, username: str, password: str, facts: int | None, assistants: int, suggestions: int, at_scale: bool,
+        **options: Any,
+    ) -> None:
         if at_scale:
             facts = 2000 if facts is None else facts
             assistants, suggestions = assistants or 10, suggestions or 300

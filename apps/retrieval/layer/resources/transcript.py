@@ -50,7 +50,7 @@ class _RecentBodies:
     The object's metadata is still checked on every read. The lists are shared: never change them.
     """
 
-    def __init__(self, entries: int = 4, max_body_bytes: int = 16 * 1024 * 1024):
+    def __init__(self, entries: int = 4, max_body_bytes: int = 16 * 1024 * 1024) -> None:
         self._items: OrderedDict = OrderedDict()
         self._lock = threading.Lock()
         self._entries, self._max_body_bytes = entries, max_body_bytes

@@ -22,7 +22,8 @@ class Command(BaseCommand):
 
     def handle(self, *args, dry_run=False, check=False, progress=False, **options):
         bar = Progress(TextColumn("{task.description:<14}"), BarColumn(), MofNCompleteColumn(),
-                       TimeRemainingColumn(), console=Console(stderr=True), disable=not (progress or sys.stderr.isatty()))
+                       TimeRemainingColumn(), console=Console(stderr=True),
+                       disable=not (progress or sys.stderr.isatty()))
         tasks = {}
 
         def advance(resource_type, done, total):
