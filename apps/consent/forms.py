@@ -2,35 +2,31 @@
 
 from __future__ import annotations
 
-import functools
 import re
 
 from django import forms
 from django.core.exceptions import ValidationError
-from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
+from apps.common.i18n import once_per_catalog
 from apps.consent import scopes as scope_rules
 from apps.memory.models import Category, Certainty
 from apps.memory.models.facts import EVIDENCE_MAX, LABEL_MAX, VALUE_MAX
 
 
-@functools.cache
-def _translated(choices_of, language) -> tuple[tuple[str, str], ...]:
-    return tuple((code, str(label)) for code, label in choices_of.choices)
-
-
-def category_choices():
+@once_per_catalog
+def category_choices() -> tuple[tuple[str, str], ...]:
     """The categories with their names in the active language, translated once per language.
 
     Pages at real size hold an edit form per fact and per suggestion (SPEC W-6):
     translating every option of each again was a visible part of their time.
     """
-    return _translated(Category, get_language())
+    return tuple((code, str(label)) for code, label in Category.choices)
 
 
-def certainty_choices():
-    return _translated(Certainty, get_language())
+@once_per_catalog
+def certainty_choices() -> tuple[tuple[str, str], ...]:
+    return tuple((code, str(label)) for code, label in Certainty.choices)
 
 
 def _one_line(text: str) -> str:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import html
 from datetime import timezone as dt_timezone
 
@@ -11,10 +10,10 @@ from django.urls import get_script_prefix, get_urlconf, reverse
 from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
-from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from apps.common.destinations import registered_destinations
+from apps.common.i18n import once_per_catalog
 from apps.common.text import shown_name
 from apps.consent import scopes as scope_rules
 from apps.memory.models import Category
@@ -32,26 +31,26 @@ def when(moment):
     return mark_safe(f'<time datetime="{moment.isoformat()}">{moment.strftime("%Y-%m-%d %H:%M")} UTC</time>')
 
 
-@functools.cache
-def _category_names(language: str) -> dict[str, str]:
+@once_per_catalog
+def _category_names() -> dict[str, str]:
     return {code: str(label) for code, label in Category.choices}
 
 
 @register.filter
 def category_name(code: str):
     """The translated display name of a category code (SPEC D-2), translated once per language."""
-    return _category_names(get_language()).get(code, code)
+    return _category_names().get(code, code)
 
 
-@functools.cache
-def _version_format(language: str) -> str:
+@once_per_catalog
+def _version_format() -> str:
     return _("version %(version)s")
 
 
 @register.filter
 def version_words(number) -> str:
     """"version 3" in the active language: long lists show one per row, so it is translated once per language."""
-    return _version_format(get_language()) % {"version": number}
+    return _version_format() % {"version": number}
 
 
 @register.filter
