@@ -10,6 +10,7 @@ from django import forms
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
+from apps.common.i18n import once_per_catalog
 from apps.consent import scopes as scope_rules
 from apps.memory.models import Category, Certainty
 from apps.memory.models.facts import EVIDENCE_MAX, LABEL_MAX, VALUE_MAX
@@ -18,6 +19,21 @@ if TYPE_CHECKING:
     from django_stubs_ext import StrOrPromise
 
     from apps.consent.models import Connection
+
+
+@once_per_catalog
+def category_choices() -> tuple[tuple[str, str], ...]:
+    """The categories with their names in the active language, translated once per language.
+
+    Pages at real size hold an edit form per fact and per suggestion (SPEC W-6):
+    translating every option of each again was a visible part of their time.
+    """
+    return tuple((code, str(label)) for code, label in Category.choices)
+
+
+@once_per_catalog
+def certainty_choices() -> tuple[tuple[str, str], ...]:
+    return tuple((code, str(label)) for code, label in Certainty.choices)
 
 
 def _one_line(text: str) -> str:
@@ -29,13 +45,13 @@ def _one_line(text: str) -> str:
 class FactFields(forms.Form):
     """The content of a fact, as the person types it (SPEC D-1)."""
 
-    category = forms.ChoiceField(label=_("Category"), choices=Category.choices)
+    category = forms.ChoiceField(label=_("Category"), choices=category_choices)
     label = forms.CharField(label=_("Label"), max_length=LABEL_MAX)
     value = forms.CharField(label=_("Value"), max_length=VALUE_MAX,
                             widget=forms.Textarea(attrs={"rows": 2}))
     evidence = forms.CharField(label=_("Note to yourself (never shown to assistants)"),
                                max_length=EVIDENCE_MAX, required=False)
-    certainty = forms.ChoiceField(label=_("Certainty"), choices=Certainty.choices, initial=Certainty.CONFIRMED)
+    certainty = forms.ChoiceField(label=_("Certainty"), choices=certainty_choices, initial=Certainty.CONFIRMED)
 
     def clean_evidence(self):
         return _one_line(self.cleaned_data["evidence"])
@@ -193,7 +209,7 @@ class ProposalConfirmForm(forms.Form):
 class ProposalEditForm(ProposalConfirmForm):
     """The person's wording of a proposal; blank keeps the assistant's (or, for an update, the fact's)."""
 
-    category = forms.ChoiceField(label=_("Category"), choices=[("", "—"), *Category.choices], required=False)
+    category = forms.ChoiceField(label=_("Category"), choices=lambda: [("", "—"), *category_choices()], required=False)
     label = forms.CharField(label=_("Label"), max_length=LABEL_MAX, required=False)
     value = forms.CharField(label=_("Value"), max_length=VALUE_MAX, required=False,
                             widget=forms.Textarea(attrs={"rows": 2}))
