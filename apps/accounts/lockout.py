@@ -16,6 +16,7 @@ from django.utils.cache import add_never_cache_headers
 TEMPLATE = "registration/locked.html"
 
 
+# SPEC A-11 (home)
 def lockout_response(request, original_response=None, credentials=None):
     """429 with the cool-off in minutes, ``Retry-After`` and ``no-store``; the person's login and the admin's."""
     minutes = max(1, math.ceil(settings.AXES_COOLOFF_TIME.total_seconds() / 60))

@@ -6,7 +6,7 @@ against the catalog's schema (M-2, M-8) → the handler → the guard learns the
 outcome. What the answer carried is recorded as an AccessEvent (M-11) and the
 connection's "last used" is touched (D-3, at most once a minute), in one
 transaction so a call costs one commit — or, when no touch is due, the
-record alone in one statement. The caller (``server.py``) turns the result, ``ToolError`` or
+record alone in one statement. The caller (``transport/server.py``) turns the result, ``ToolError`` or
 ``NotAdmitted`` into an MCP result or error.
 """
 
@@ -22,13 +22,13 @@ from django.db import DatabaseError, transaction
 from apps.common import clock
 from apps.consent.services import access_event_record, connection_touch
 from apps.consent.services.connections import LAST_USED_RESOLUTION
-from apps.mcp_server import catalog, handlers
+from apps.mcp_server import catalog
 from apps.mcp_server.admission import Deferred
 from apps.mcp_server.arguments import canonical_arguments, integral_numbers, validate_arguments
 from apps.mcp_server.catalog import ToolSpec
 from apps.mcp_server.errors import REPEATED_FAILURE, UNAVAILABLE, NotAdmitted, ToolError
 from apps.mcp_server.guard import FAILURE_LIMIT, FailureGuard
-from apps.mcp_server.handlers import Answer
+from apps.mcp_server.tools.answer import Answer
 from apps.oauth.bearer import BearerGrant
 
 logger = logging.getLogger(__name__)
@@ -68,7 +68,7 @@ def call_tool(*, caller: BearerGrant | Deferred, spec: ToolSpec, arguments: dict
 def read_resource(*, caller: BearerGrant | Deferred, uri: str) -> dict[str, Any]:
     grant = _admitted(caller, lambda scopes: catalog.RESOURCE_SCOPES.missing(scopes, {}))
     try:
-        answer = _run(handlers.read_resource, grant, uri)
+        answer = _run(catalog.read_resource, grant, uri)
     except ToolError:
         _record(grant, "", None)
         raise
@@ -98,6 +98,7 @@ def _run(handler, grant, argument) -> Answer:
         raise ToolError(UNAVAILABLE, _UNAVAILABLE_MESSAGE) from None
 
 
+# SPEC M-11 (home)
 def _record(grant, event: str, answer: Answer | None) -> None:
     """What was sent (SPEC M-11) and that the connection was used (D-3).
 

@@ -25,6 +25,7 @@ class TranscriptBodyCorrupt(Exception):
 _MISSING_CODES = {"404", "NoSuchKey", "NotFound"}
 
 
+# SPEC R-12 (home)
 def _storage_errors(path: str):
     """Translate backend errors into the two the product speaks: missing, or unavailable."""
     try:

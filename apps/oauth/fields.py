@@ -15,6 +15,7 @@ def sha256_hex(value: str) -> str:
     return hashlib.sha256(value.encode("utf-8")).hexdigest()
 
 
+# SPEC A-4 (home)
 class HashedSecretField(models.CharField):
     """Hash on the way in, for writes and for lookups alike.
 

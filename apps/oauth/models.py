@@ -25,6 +25,7 @@ class HashedGrant(AbstractGrant):
         verbose_name_plural = _("authorization codes")
 
 
+# SPEC A-2 (home)
 class TokenFamily(models.Model):
     """All tokens descended from one consent; refresh ends 30 days after it (SPEC A-2).
 

@@ -45,6 +45,7 @@ def _string_list(value) -> bool:
     return isinstance(value, list) and all(isinstance(item, str) for item in value)
 
 
+# SPEC A-6 (home)
 def assistant_metadata(data) -> dict:
     """The client metadata with the product's rules applied; raises ``MetadataRefused``.
 

@@ -121,6 +121,7 @@ def _sync(indexed: IndexedType, records: list[models.Model], drift: Drift, *, ap
     return [row.pk for row in unembedded if row.pk is not None]
 
 
+# SPEC R-6 (home)
 @transaction.atomic
 def projection_write(*, instance: models.Model) -> None:
     """Re-index one record. Runs inside the record's own write transaction (SPEC R-6).

@@ -20,7 +20,7 @@ from django.db.models import Case, Value, When
 
 from apps.common import clock
 from apps.consent.models import Connection, FactShare, Proposal
-from apps.consent.selectors import connection_categories, shareable_facts, visible_facts
+from apps.consent.selectors.visibility import connection_categories, shareable_facts, visible_facts
 from apps.consent.services.connections import ConsentError
 from apps.consent.services.proposal_checks import (
     ADD,
@@ -38,11 +38,11 @@ from apps.consent.services.proposal_checks import (
     check_text,
     fingerprint,
     parse_arguments,
-    required_scope_for_op,
 )
 from apps.memory.models import Category, Fact, FactStatus
 from apps.memory.services import fact_archive, fact_create, fact_update
 
+# SPEC P-5 (home)
 PROPOSAL_LIFETIME = timedelta(days=30)  # SPEC P-5, D-5
 
 # Codes of refused actions on the page (not MCP tool codes).
@@ -60,7 +60,6 @@ __all__ = [
     "proposal_expire_due",
     "proposal_ignore",
     "proposal_submit",
-    "required_scope_for_op",
 ]
 
 
@@ -125,6 +124,7 @@ def _earlier(connection: Connection, digest: str, now) -> Proposal | ProposalErr
     return ProposalError(DUPLICATE_PROCESSED, "an identical proposal was already handled by the person")
 
 
+# SPEC P-8 (home)
 def _pending_cap_error(connection: Connection, now) -> ProposalError | None:
     """SPEC P-8: ``too_many_pending`` when the connection already holds the most pending proposals allowed.
 
@@ -171,6 +171,7 @@ def _submit(connection: Connection, args: ProposalArguments) -> Proposal | Propo
     return proposal
 
 
+# SPEC P-4 (home)
 def proposal_submit(*, connection: Connection, arguments: dict) -> Proposal:
     """Store an assistant's proposal as pending, or answer the identical pending one (SPEC P-1 … P-4).
 
@@ -178,7 +179,7 @@ def proposal_submit(*, connection: Connection, arguments: dict) -> Proposal:
     ``secret_detected``, ``not_found``, ``category_not_allowed``,
     ``duplicate_processed``, ``proposal_expired``, ``too_many_pending`` (P-8; an
     identical pending proposal still answers its id). Scopes per op are checked by
-    the caller (``required_scope_for_op``). Safe under concurrency: the partial
+    the caller (the MCP tool catalog's ``PROPOSE``). Safe under concurrency: the partial
     unique constraint keeps one pending row per (connection, fingerprint).
     """
     args = parse_arguments(arguments)
@@ -279,6 +280,7 @@ def _confirm(locked: Proposal, now, user, share_with_connection: bool) -> Propos
     return _decide(locked, Status.CONFIRMED, now, result_fact=fact)
 
 
+# SPEC P-6 (home)
 def proposal_confirm(*, proposal: Proposal, user, share_with_connection: bool = True) -> Proposal:
     """Apply a pending proposal for its owner (SPEC P-5, P-6).
 

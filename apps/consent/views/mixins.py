@@ -32,6 +32,7 @@ def consent_error_message(error) -> str:
     return CONSENT_ERRORS.get(getattr(error, "code", ""), CONSENT_ERROR_DEFAULT)
 
 
+# SPEC I-3 (home)
 class MePage(LoginRequiredMixin, View):
     """A page or action under /me/: anonymous visitors go to the login page (SPEC I-3).
 
@@ -62,6 +63,7 @@ class MePage(LoginRequiredMixin, View):
         return render(self.request, template, context, status=status)
 
 
+# SPEC W-5 (home)
 class MeAction(MePage):
     """A POST-only action (SPEC W-5): it changes something, then redirects or re-renders."""
 

@@ -52,6 +52,7 @@ class Filter:
     description: str = ""
 
 
+# SPEC R-1 (home)
 @dataclass(frozen=True)
 class Declaration:
     type: str

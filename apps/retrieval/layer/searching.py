@@ -12,7 +12,7 @@
    text must still be the text its vector was made from. A stale projection
    row can neither add nor keep a match.
 3. Ranking across types (SPEC R-8, ``ranking``), de-duplication by ref, then
-   the cut to ``top_k`` and to ``SEARCH_BYTES`` of JSON.
+   the cut to ``top_k`` and to ``RESULT_MAX_BYTES`` of JSON.
 
 A hit shows only readable fields: its title, status and time when readable,
 and a snippet cut from the readable field that matched.
@@ -35,7 +35,9 @@ from apps.retrieval.models import SearchProjection
 
 log = logging.getLogger(__name__)
 
-SEARCH_BYTES = 16_384
+# SPEC M-6 (home): one result's compact UTF-8 JSON is at most 16 KiB — this search answer, a memory page
+# and a profile page over MCP alike.
+RESULT_MAX_BYTES = 16_384
 CANDIDATE_POOL = 200  # candidates taken from the backend before ranking
 SNIPPET_CHARS = 200
 TITLE_CHARS = 200
@@ -154,6 +156,7 @@ class _Confirmation:
         return self._proofs[ref]
 
 
+# SPEC R-5 (home)
 def search(access: Access, request: SearchRequest) -> dict:
     backend, SearchScope, normalize, query_terms = _backend()
     if request.resource is not None:
@@ -233,7 +236,7 @@ def search(access: Access, request: SearchRequest) -> dict:
         return answer
     ranked = rank(candidates, now=clock.now(), top=best.lexical if best else 0.0,
                   top_similarity=closest.similarity if closest else 0.0)
-    budget = SEARCH_BYTES - documents.size(answer)
+    budget = RESULT_MAX_BYTES - documents.size(answer)
     used = 0
     for candidate in ranked:
         proof = confirm(candidate.ref)

@@ -3,9 +3,11 @@
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from apps.consent.demo_data import seed_assistants
 from apps.memory.demo_data import seed_demo
 
 
+# SPEC I-2 (home)
 class Command(BaseCommand):
     help = "Create or update a demo user with N deterministic facts and a week of sample records. Idempotent."
 
@@ -47,9 +49,7 @@ class Command(BaseCommand):
             f"{seeded.archived} archived) and the demo week's records."
         ))
         if assistants:
-            # The person's side of consent lives in apps.consent, which builds on the facts made above.
-            from apps.consent.demo_data import seed_assistants
-
+            # The person's side of consent builds on the facts made above.
             added = seed_assistants(owner=user, assistants=assistants, suggestions=suggestions)
             self.stdout.write(self.style.SUCCESS(
                 f"{assistants} connected assistants; {added.suggestions_added} suggestions and "

@@ -1,7 +1,7 @@
 """``search_user_context``: matching shared facts, never the whole profile (SPEC S-1, S-2, M-6).
 
-Matching is the retrieval layer's (``search_visible_matches``, the ranking of
-``search_visible_facts``, over the visible set only): it gives the ranked ids.
+Matching is the retrieval layer's (``search_visible_matches``, over the
+visible set ``visible_facts`` only): it gives the ranked ids.
 Then one read of the visible set (``profile_snapshot`` with those ids) gives
 the version of the whole set and the matched facts as they are in that same
 read, so a fact is always shown exactly as the version describes it. A page
@@ -13,10 +13,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from apps.consent.selectors.visibility import visible_facts
 from apps.mcp_server.errors import INVALID_ARGUMENT, TOOL_ERROR_CODES, ToolError
-from apps.mcp_server.handlers import Answer
-from apps.mcp_server.profile import fit, profile_snapshot
 from apps.mcp_server.schemas import SEARCH_LIMIT_MAX
+from apps.mcp_server.tools.answer import Answer
+from apps.mcp_server.tools.context import fit, profile_snapshot
 from apps.retrieval.selectors import SearchError, search_visible_matches
 
 ONLY_MATCHES = "These are only the shared facts that matched the query, not the whole profile."
@@ -27,7 +28,8 @@ def search_user_context(grant, arguments: dict[str, Any]) -> Answer:
     offset = arguments.get("offset", 0)
     try:
         found = search_visible_matches(
-            connection=grant.connection,
+            owner_id=grant.connection.user_id,
+            visible=visible_facts(connection=grant.connection),
             query=arguments["query"],
             offset=offset,
             limit=arguments.get("limit", SEARCH_LIMIT_MAX),
