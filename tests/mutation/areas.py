@@ -32,7 +32,7 @@ AREAS = {
             "apps/consent/selectors/visible_set.py": (
                 "visible_fact_values", "build", "_values", "visible_set_read", "_in_database",
             ),
-            "apps/memory/models/facts.py": ("shareable_q",),
+            "apps/memory/models/facts.py": ("shareable_lookups",),
             "apps/memory/services/facts.py": ("fact_create", "fact_update", "fact_archive"),
         },
         tests=(

@@ -8,7 +8,7 @@ from django.db.models import Count, F, QuerySet
 
 from apps.consent.models import Connection, FactShare
 from apps.memory.models import Category, Fact
-from apps.memory.models.facts import shareable_q
+from apps.memory.models.facts import shareable_lookups
 
 
 def connection_scopes(*, user, application) -> frozenset[str] | None:
@@ -38,7 +38,7 @@ def visible_facts(*, connection: Connection) -> QuerySet[Fact]:
 # SPEC C-1 (home)
 def visible_query(owner_id: int, categories: list[str], connection_id: int) -> QuerySet[Fact]:
     """``visible_facts`` from plain values: the rule as the statements compiled from it take it."""
-    return Fact.objects.shareable().filter(
+    return Fact.objects.shareable(
         owner_id=owner_id,
         category__in=categories,
         shares__connection_id=connection_id,
@@ -56,7 +56,7 @@ def visible_counts(*, connections: Sequence[Connection]) -> dict[int, int]:
     live = {c.pk: set(connection_categories(c)) for c in connections if c.revoked_at is None}
     rows = (
         FactShare.objects.filter(
-            shareable_q("fact__"), connection_id__in=live, fact__owner_id=F("connection__user_id"),
+            **shareable_lookups("fact__"), connection_id__in=live, fact__owner_id=F("connection__user_id"),
             fact_version=F("fact__version"),
         )
         .values_list("connection_id", "fact__category").annotate(n=Count("id")).order_by()
@@ -70,7 +70,7 @@ def visible_counts(*, connections: Sequence[Connection]) -> dict[int, int]:
 
 def shareable_facts(*, connection: Connection) -> QuerySet[Fact]:
     """Facts the user could share with this connection (the sharing form's choices)."""
-    return Fact.objects.shareable().filter(
+    return Fact.objects.shareable(
         owner_id=connection.user_id,
         category__in=connection_categories(connection),
     ).order_by("category", "id")

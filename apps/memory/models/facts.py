@@ -46,21 +46,21 @@ class FactStatus(models.TextChoices):
     ARCHIVED = "archived", _("Archived")
 
 
-def shareable_q(path: str = "") -> Q:
+def shareable_lookups(path: str = "") -> dict:
     """What a fact must be to be shared with any assistant at all: active, not sensitive, confirmed.
 
     The fact's part of SPEC C-1 (the category granted and the share at the
     current version are the consent app's part). ``path`` reaches the fact
-    from another model: ``"fact__"`` from a share.
+    from another model: ``"fact__"`` from a share. Lookups, not a ``Q``, so a
+    caller's one ``filter()`` call holds them with its own conditions.
     """
-    return Q(**{f"{path}status": FactStatus.ACTIVE, f"{path}sensitive": False,
-                f"{path}certainty": Certainty.CONFIRMED})
+    return {f"{path}status": FactStatus.ACTIVE, f"{path}sensitive": False, f"{path}certainty": Certainty.CONFIRMED}
 
 
 class FactQuerySet(models.QuerySet):
-    def shareable(self) -> "FactQuerySet":
-        """The facts that may be shared at all (``shareable_q``)."""
-        return self.filter(shareable_q())
+    def shareable(self, **lookups) -> "FactQuerySet":
+        """The facts that may be shared at all (``shareable_lookups``) and match ``lookups``, in one filter."""
+        return self.filter(**shareable_lookups(), **lookups)
 
 
 def validate_one_line(text: str) -> None:
