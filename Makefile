@@ -23,6 +23,7 @@ migrate: setup
 seed: migrate
 	$(PY) manage.py seed_demo --username demo --password demo --facts 60
 
+# SPEC O-1 (home)
 run: seed
 	@echo "LifeOS Memory at http://$(HOST_PORT)/  (user demo / password demo; MCP at http://$(HOST_PORT)/mcp)"
 	$(PY) manage.py runserver $(HOST_PORT)

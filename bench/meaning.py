@@ -61,7 +61,7 @@ def facts_scale(*, facts: int = 10_000, rounds: int = ROUNDS) -> dict:
     from oauth2_provider.models import get_application_model
 
     from apps.consent.services import connection_authorize
-    from apps.mcp_server.search import search_user_context
+    from apps.mcp_server.tools.search import search_user_context
     from apps.memory.models import Category
     from apps.retrieval.services import projection_rebuild
     from bench import data

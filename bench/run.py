@@ -361,9 +361,9 @@ def _indexes_used(plan: str) -> list[str]:
 def run_scale(args, base_env: dict[str, str], services: list[measure.ProcessGroup], work: Path) -> dict:
     from django.db import connection
 
-    from apps.consent.selectors import visible_facts
+    from apps.consent.selectors.visibility import visible_facts
     from apps.oauth.bearer import authenticate_bearer
-    from apps.retrieval.selectors import search_visible_facts
+    from apps.retrieval.selectors import search_visible_matches
     from bench import data
 
     assistant = data.Assistant().register()
@@ -410,7 +410,8 @@ def run_scale(args, base_env: dict[str, str], services: list[measure.ProcessGrou
     connection_many = many.connection
     sql = {}
     for label, query_args in (("search, 20 match", narrow), ("search, all match", broad)):
-        queries = _captured(search_visible_facts, connection=connection_many, offset=0, **query_args)
+        queries = _captured(search_visible_matches, owner_id=connection_many.user_id,
+                            visible=visible_facts(connection=connection_many), offset=0, **query_args)
         ranking = next(q for q in queries if "search" in q["sql"].lower() or "similarity" in q["sql"])
         indexed_ms, plan = _explain(*_raw(ranking), seqscan=False)
         seq_ms, seq_plan = _explain(*_raw(ranking), seqscan=True)

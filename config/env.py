@@ -29,6 +29,7 @@ def _is_loopback(host: str) -> bool:
         return False
 
 
+# SPEC O-2 (home)
 class Env:
     """Typed access to the environment with the product's defaults.
 

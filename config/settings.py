@@ -9,6 +9,7 @@ from django.core.exceptions import ImproperlyConfigured
 from apps.oauth.redirects import private_use_schemes
 from config.env import BASE_DIR, VAR_DIR, env
 
+# SPEC I-1 (home)
 PUBLIC_BASE_URL: str = env.public_base_url
 LOCAL = env.is_local
 DEBUG = env.bool("DEBUG", default=LOCAL)
@@ -132,6 +133,7 @@ AUTH_PASSWORD_VALIDATORS = [
 
 # --- i18n (SPEC W-4) --------------------------------------------------------
 LANGUAGE_CODE = "zh-hans"
+# SPEC W-4 (home)
 LANGUAGES = [("zh-hans", "简体中文"), ("en", "English")]
 LOCALE_PATHS = [BASE_DIR / "locale"]
 USE_I18N = True
@@ -268,8 +270,9 @@ if not 1 <= PROPOSAL_PENDING_LIMIT <= 10000:
     from django.core.exceptions import ImproperlyConfigured
 
     raise ImproperlyConfigured("PROPOSAL_PENDING_LIMIT must be between 1 and 10000")
-# Tasks by name (apps/*/tasks.py). A missed run is harmless (SPEC J-2), so a
+# Tasks by name (apps/*/tasks.py: each app schedules its own rules). A missed run is harmless (SPEC J-2), so a
 # message still queued when the next one is due is dropped ("expires").
+# SPEC J-1 (home)
 CELERY_BEAT_SCHEDULE = {
     "prune-access-events": {
         "task": "ops.access_events_prune",
@@ -347,8 +350,9 @@ OAUTH2_PROVIDER = {
     "OAUTH2_SERVER_CLASS": "apps.oauth.server.ProductServer",
     "SCOPES": {name: name for name in [*ASSISTANT_SCOPES, AGENT_SCOPE]},
     "DEFAULT_SCOPES": ["profile:read"],
-    # Who may be issued which scope, and what discovery advertises (apps/oauth/scope_backend.py).
-    "SCOPES_BACKEND_CLASS": "apps.oauth.scope_backend.ProductScopes",
+    # Who may be issued which scope, and what discovery advertises (apps/oauth/scope_backend.py); the agents
+    # app extends it with which applications have an agent policy, so oauth never imports agents.
+    "SCOPES_BACKEND_CLASS": "apps.agents.scopes.AgentScopes",
     "PKCE_REQUIRED": True,
     "AUTHORIZATION_CODE_EXPIRE_SECONDS": 300,
     "ACCESS_TOKEN_EXPIRE_SECONDS": 600,

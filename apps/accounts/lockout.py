@@ -16,6 +16,7 @@ from django.utils.cache import add_never_cache_headers
 TEMPLATE = "registration/locked.html"
 
 
+# SPEC A-11 (home)
 def lockout_response(
     request: HttpRequest, original_response: HttpResponse | None = None, credentials: dict[str, Any] | None = None,
 ) -> HttpResponse:

@@ -7,6 +7,7 @@ from urllib.parse import urlsplit
 from django.contrib.auth import views as auth_views
 
 
+# SPEC W-1 (home)
 class LoginView(auth_views.LoginView):
     """Django's login page; a person already logged in is sent on to the pages."""
 

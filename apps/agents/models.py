@@ -97,6 +97,7 @@ class AgentGrant(models.Model):
             raise ValidationError({"fields": str(exc)}) from None
 
 
+# SPEC D-7 (home)
 class RunSnapshot(models.Model):
     """One agent run and the grant frozen when it started (SPEC D-7)."""
 

@@ -14,7 +14,7 @@ from apps.retrieval.layer.documents import PAGE_BYTES
 from apps.retrieval.layer.errors import STATUS
 from apps.retrieval.layer.parsing import CURSOR_MAX, QUERY_MAX, TOP_K_DEFAULT, TOP_K_MAX
 from apps.retrieval.layer.registry import registry
-from apps.retrieval.layer.searching import SEARCH_BYTES
+from apps.retrieval.layer.searching import RESULT_MAX_BYTES
 
 if TYPE_CHECKING:
     from apps.retrieval.layer.declarations import Filter
@@ -92,7 +92,7 @@ def schema() -> dict:
                 "Runs and the unified list/search/read layer. Every call is allowed what the run's "
                 "frozen grant, the agent's current policy and the internal audience cap all allow. "
                 f"Read answers are at most {PAGE_BYTES} bytes of JSON; longer records come as fragments "
-                f"with next_cursor. Search answers are at most {SEARCH_BYTES} bytes. Resource types: "
+                f"with next_cursor. Search answers are at most {RESULT_MAX_BYTES} bytes. Resource types: "
                 + ", ".join(types) + "."
             ),
         },

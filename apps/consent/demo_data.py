@@ -11,7 +11,7 @@ from django.db import transaction
 from oauth2_provider.models import get_application_model
 
 from apps.consent.models import AccessEvent, Connection, Proposal
-from apps.consent.selectors import shareable_facts
+from apps.consent.selectors.visibility import shareable_facts
 from apps.consent.services import (
     ProposalError,
     access_event_record,

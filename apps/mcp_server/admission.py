@@ -35,6 +35,7 @@ MAX_BODY_BYTES = 64 * 1024  # the largest legitimate call is a few KiB (SPEC P-2
 _CLOSED_MESSAGE = "The assistant service is not available right now."
 
 
+# SPEC M-10 (home)
 def admit(request: HttpRequest) -> BearerGrant | Refusal:
     """The caller's grant, or why the request is refused. Reads the database."""
     try:

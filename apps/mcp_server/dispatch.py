@@ -15,13 +15,13 @@ from django.db import DatabaseError, transaction
 from apps.common import clock
 from apps.consent.services import access_event_record, connection_touch
 from apps.consent.services.connections import LAST_USED_RESOLUTION
-from apps.mcp_server import catalog, handlers
+from apps.mcp_server import catalog
 from apps.mcp_server.admission import Deferred
 from apps.mcp_server.arguments import canonical_arguments, integral_numbers, validate_arguments
 from apps.mcp_server.catalog import ToolSpec
 from apps.mcp_server.errors import REPEATED_FAILURE, UNAVAILABLE, NotAdmitted, ToolError
 from apps.mcp_server.guard import FAILURE_LIMIT, FailureGuard
-from apps.mcp_server.handlers import Answer
+from apps.mcp_server.tools.answer import Answer
 from apps.oauth.bearer import BearerGrant
 
 logger = logging.getLogger(__name__)
@@ -61,7 +61,7 @@ def call_tool(*, caller: BearerGrant | Deferred, spec: ToolSpec, arguments: dict
 def read_resource(*, caller: BearerGrant | Deferred, uri: str) -> dict[str, Any]:
     grant = _admitted(caller, lambda scopes: catalog.RESOURCE_SCOPES.missing(scopes, {}))
     try:
-        answer = _run(handlers.read_resource, grant, uri)
+        answer = _run(catalog.read_resource, grant, uri)
     except ToolError:
         _record(grant, "", None)
         raise
@@ -90,6 +90,7 @@ def _run(handler, grant, argument) -> Answer:
         raise ToolError(UNAVAILABLE, _UNAVAILABLE_MESSAGE) from None
 
 
+# SPEC M-11 (home)
 def _record(grant, event: str, answer: Answer | None) -> None:
     """What was sent (SPEC M-11) and that the connection was used (D-3).
 

@@ -14,7 +14,7 @@ from django.conf import settings
 from django.core.cache import BaseCache, caches
 
 from apps.common.cache import CACHE_ERRORS
-from apps.mcp_server.profile import canonical_json
+from apps.mcp_server.tools.context import canonical_json
 
 logger = logging.getLogger(__name__)
 
@@ -56,6 +56,7 @@ def _cache_down(default):
     return wrap
 
 
+# SPEC M-9 (home)
 class FailureGuard:
     def __init__(self, cache: BaseCache | None = None):
         self.cache = cache if cache is not None else shared_cache()

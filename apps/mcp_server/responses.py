@@ -14,6 +14,7 @@ from apps.mcp_server.errors import Refusal
 from apps.oauth.discovery import resource_metadata_url
 
 
+# SPEC A-8 (home)
 def challenge(refusal: Refusal) -> str:
     """The ``WWW-Authenticate`` value (RFC 6750 §3, RFC 9728 §5.1)."""
     params = []

@@ -27,6 +27,7 @@ class TranscriptBodyCorrupt(Exception):
 _MISSING_CODES = {"404", "NoSuchKey", "NotFound"}
 
 
+# SPEC R-12 (home)
 def _storage_errors(path: str) -> AbstractContextManager[None]:
     """Translate backend errors into the two the product speaks: missing, or unavailable."""
     try:

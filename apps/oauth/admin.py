@@ -23,6 +23,7 @@ USER_SEARCH = (f"user__{get_user_model().USERNAME_FIELD}",)
 APPLICATION_SEARCH = ("application__name", "application__client_id")
 
 
+# SPEC AD-1 (home)
 class ReadOnlyAdmin(admin.ModelAdmin):
     """Rows written only by the OAuth flows: no adding, and every shown field read-only."""
 

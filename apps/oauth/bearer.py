@@ -33,6 +33,7 @@ class BearerGrant:
     token_id: int
 
 
+# SPEC C-6 (home)
 def authenticate_bearer(raw_token: str) -> BearerGrant | None:
     """The grant behind ``raw_token``, or ``None`` when it must be refused with 401.
 

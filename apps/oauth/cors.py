@@ -15,6 +15,7 @@ from django.http import HttpRequest, HttpResponse
 ALLOW_HEADERS = "Authorization, Content-Type, Accept, MCP-Protocol-Version, *"
 
 
+# SPEC A-10 (home)
 def open_to_every_origin(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
     """Answer a preflight and mark every response — errors included — readable from any origin."""
 

@@ -16,6 +16,7 @@ def sha256_hex(value: str) -> str:
     return hashlib.sha256(value.encode("utf-8")).hexdigest()
 
 
+# SPEC A-4 (home)
 class HashedSecretField(models.CharField):
     """Hash on the way in, for writes and lookups alike: library lookups work, the raw code is never stored."""
 

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 UNTICKED_BY_DEFAULT = scope_rules.UNTICKED_BY_DEFAULT
 
 
+# SPEC I-4 (home)
 class ConsentForm(forms.Form):
     """Checkboxes ``scopes`` and ``categories``; anything beyond what the page offered is refused."""
 

@@ -26,6 +26,7 @@ class HashedGrant(AbstractGrant):
         verbose_name_plural = _("authorization codes")
 
 
+# SPEC A-2 (home)
 class TokenFamily(models.Model):  # noqa: DJ008 - its admin shows it by its columns
     """All tokens descended from one consent; refresh ends 30 days after it (SPEC A-2).
 

@@ -27,6 +27,7 @@ class OfferInvalid(Exception):
     """The signed offer is missing, tampered with, someone else's, or too old."""
 
 
+# SPEC A-9 (home)
 @dataclass(frozen=True)
 class Offer:
     client_id: str

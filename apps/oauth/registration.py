@@ -42,6 +42,7 @@ def _string_list(value: object) -> bool:
     return isinstance(value, list) and all(isinstance(item, str) for item in value)
 
 
+# SPEC A-6 (home)
 def assistant_metadata(data: dict[str, Any]) -> dict[str, Any]:
     """The client metadata with the product's rules applied; raises ``MetadataRefused``.
 

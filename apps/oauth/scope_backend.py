@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from django.conf import settings
-from oauth2_provider.scopes import SettingsScopes
+from oauth2_provider.scopes import SettingsScopes, get_scopes_backend
 from oauth2_provider.settings import oauth2_settings
 
 # SPEC A-10: asked for by clients that want a refresh token (OpenID Connect's name for it); every
@@ -29,12 +29,15 @@ def is_agent_application(application: Any) -> bool:
         return False
     if application.authorization_grant_type != application.GRANT_CLIENT_CREDENTIALS:
         return False
-    from apps.agents.models import AgentPolicy  # the agents app builds on this one
-
-    return AgentPolicy.objects.filter(application_id=application.pk).exists()
+    # Which applications have a policy is the agents app's to say: it extends this backend (SCOPES_BACKEND_CLASS).
+    return get_scopes_backend().has_agent_policy(application)
 
 
 class ProductScopes(SettingsScopes):
+    def has_agent_policy(self, application: Any) -> bool:
+        """No application is an agent here; ``apps.agents.scopes.AgentScopes`` knows the policies."""
+        return False
+
     def get_all_scopes(self) -> dict[str, str]:
         return {**{name: name for name in settings.ASSISTANT_SCOPES}, settings.AGENT_SCOPE: settings.AGENT_SCOPE}
 

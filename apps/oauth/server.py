@@ -15,6 +15,7 @@ TOKEN_GRANTS = ("authorization_code", "refresh_token", "client_credentials")
 RESPONSE_TYPES = ("code",)
 
 
+# SPEC A-1 (home)
 class ProductServer(Server):
     """oauthlib's server with the password, implicit and device grants left out."""
 

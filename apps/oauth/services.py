@@ -5,17 +5,30 @@ Design notes: docs/design.md.
 
 from __future__ import annotations
 
+import logging
 import uuid
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 from django.db import transaction
-from oauth2_provider.models import get_access_token_model, get_grant_model, get_refresh_token_model
+from oauth2_provider.models import (
+    clear_expired,
+    get_access_token_model,
+    get_grant_model,
+    get_refresh_token_model,
+    refresh_token_expire_timedelta,
+)
+from oauth2_provider.settings import oauth2_settings
 
 from apps.common import clock
 from apps.consent.models import Connection
 from apps.consent.services import connection_revoke
 from apps.oauth.models import TokenFamily
+from apps.ops.locks import exclusive
+
+logger = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from oauth2_provider.models import Application
@@ -93,3 +106,29 @@ def token_families_purge(*, now: datetime) -> int:
     """
     deleted, _ = TokenFamily.objects.filter(consented_at__lt=TokenFamily.kept_since(now)).delete()
     return deleted
+
+
+def oauth_tokens_purge() -> bool:
+    """Delete expired authorization codes and dead tokens (SPEC J-1); return whether it ran.
+
+    Uses django-oauth-toolkit's own ``clear_expired()``. With refresh-token
+    reuse protection on, it keeps every revoked refresh token until
+    ``REFRESH_TOKEN_EXPIRE_SECONDS`` after its revocation, so a rotated token
+    replayed at any point of its family's life is still recognised and the
+    whole family revoked (SPEC A-3). That only holds while the keep-window is
+    at least the family's absolute lifetime (A-2): refuse to run otherwise.
+    """
+    keep_revoked_for = refresh_token_expire_timedelta()
+    if not oauth2_settings.REFRESH_TOKEN_REUSE_PROTECTION or keep_revoked_for is None \
+            or keep_revoked_for < settings.REFRESH_FAMILY_LIFETIME:
+        raise ImproperlyConfigured(
+            "oauth_tokens_purge needs REFRESH_TOKEN_REUSE_PROTECTION on and REFRESH_TOKEN_EXPIRE_SECONDS "
+            "at least REFRESH_FAMILY_LIFETIME, or it would delete rows that refresh-reuse detection needs"
+        )
+    with exclusive("ops.oauth_tokens_purge") as acquired:
+        if not acquired:
+            logger.info("token purge already running elsewhere; skipped")
+            return False
+        clear_expired()
+        token_families_purge(now=clock.now())
+    return True

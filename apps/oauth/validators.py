@@ -22,7 +22,7 @@ from oauthlib.oauth2.rfc6749 import errors
 from apps.common import clock
 from apps.common.text import unstorable_text_reason
 from apps.consent import scopes as scope_rules
-from apps.consent.selectors import connection_scopes
+from apps.consent.selectors.visibility import connection_scopes
 from apps.consent.services import connection_live_locked
 from apps.oauth.models import TokenFamily
 from apps.oauth.resource import bind_to_mcp, requested_resources, resource_error
@@ -207,6 +207,7 @@ class AssistantOAuth2Validator(OAuth2Validator):
 
     # --- Refresh tokens (SPEC) -------------------------------------------
 
+    # SPEC A-3 (home)
     @sensitive_variables()
     def validate_refresh_token(
         self, refresh_token: str, client: Any, request: Any, *args: Any, **kwargs: Any

@@ -45,6 +45,7 @@ def _query_refused() -> JsonResponse:
     )
 
 
+# SPEC A-7 (home)
 @method_decorator(never_cache, name="dispatch")
 @method_decorator(sensitive_post_parameters(*SECRET_PARAMETERS), name="dispatch")
 @method_decorator(CONSENT_PAGE_POLICY, name="dispatch")

@@ -14,6 +14,7 @@ from apps.retrieval.indexing import normalize
 
 log = logging.getLogger(__name__)
 
+# SPEC S-4 (home)
 K = 2  # reciprocal-rank constant: small, so the first places of each list count most (docs/search.md)
 DEPTH = 50  # records fused from the top of each list; also the most that match by meaning alone
 FLOOR = 0.30  # least similarity that counts as a match by meaning (docs/search.md)

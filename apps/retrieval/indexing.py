@@ -14,6 +14,7 @@ from django.db import models
 from django.db.models.signals import post_delete
 
 
+# SPEC S-3 (home)
 def normalize(text: str) -> str:
     """The form both stored text and queries are matched in.
 

@@ -118,6 +118,7 @@ def _sync(indexed: IndexedType, records: list[models.Model], drift: Drift, *, ap
     return [row.pk for row in unembedded if row.pk is not None]
 
 
+# SPEC R-6 (home)
 @transaction.atomic
 def projection_write(*, instance: models.Model) -> None:
     """Re-index one record inside its own write transaction (SPEC R-6), so a rollback leaves no row behind."""

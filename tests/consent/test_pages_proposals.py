@@ -8,7 +8,7 @@ import pytest
 
 from apps.common import clock
 from apps.consent.models import Proposal
-from apps.consent.selectors import visible_facts
+from apps.consent.selectors.visibility import visible_facts
 from apps.consent.services import proposal_submit
 from apps.memory.models import Fact
 from apps.memory.services import fact_update

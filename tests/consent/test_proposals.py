@@ -6,10 +6,9 @@ from datetime import timedelta
 
 import pytest
 
-from apps.consent import scopes
 from apps.consent.models import FactShare, Proposal
-from apps.consent.proposal_selectors import proposal_for_user
-from apps.consent.selectors import visible_facts
+from apps.consent.selectors.proposals import proposal_for_user
+from apps.consent.selectors.visibility import visible_facts
 from apps.consent.services import (
     ProposalError,
     connection_narrow,
@@ -18,7 +17,6 @@ from apps.consent.services import (
     proposal_expire_due,
     proposal_ignore,
     proposal_submit,
-    required_scope_for_op,
 )
 from apps.memory.models import Fact
 from apps.memory.services import fact_archive, fact_update
@@ -231,18 +229,6 @@ def test_category_must_be_granted(user):
     connection_narrow(connection=conn, categories={"habits"})
     conn.refresh_from_db()
     assert refused(conn, ADD).code == "category_not_allowed"  # narrowing applies at once (C-6)
-
-
-@pytest.mark.parametrize("op,needs", [("add", scopes.PROFILE_PROPOSE), ("update", scopes.PROFILE_CORRECT),
-                                      ("archive", scopes.PROFILE_CORRECT)])
-def test_required_scope_for_op(op, needs):
-    assert required_scope_for_op(op) == needs
-
-
-def test_required_scope_for_unknown_op():
-    with pytest.raises(ProposalError) as caught:
-        required_scope_for_op("delete")
-    assert caught.value.code == "invalid_argument"
 
 
 # --- SPEC P-4: identical proposals ----------------------------------------------------------------

@@ -8,7 +8,7 @@ from django.db import connection as db
 from django.test.utils import CaptureQueriesContext
 
 from apps.common.statements import prepared_cursor
-from apps.consent.selectors import visible_set_read
+from apps.consent.selectors.visible_set import visible_set_read
 from apps.consent.services import access_event_record
 from apps.mcp_server.admission import _status_and_grant
 from tests.mcp_server.conftest import make_fact, share

@@ -27,7 +27,7 @@ from apps.consent import scopes
 from apps.mcp_server import catalog
 from apps.mcp_server.admission import DEFERRED_METHODS
 from apps.mcp_server.errors import TOOL_ERROR_CODES
-from apps.mcp_server.profile import profile_snapshot
+from apps.mcp_server.tools.context import profile_snapshot
 from tests.mcp_server.conftest import make_fact, share
 from tests.mcp_server.rpc import ACCEPT, call, post, rpc
 from tests.reliability.conftest import FUZZ

@@ -110,6 +110,7 @@ def evaluate_facts(owner: User, *, top: int = 5) -> FactReport:
     """Share the facts with a new connection of ``owner`` and ask every question through it."""
     from oauth2_provider.models import get_application_model
 
+    from apps.consent.selectors.visibility import visible_facts
     from apps.consent.services import connection_authorize, shares_set
     from apps.memory.models import Category
     from apps.retrieval.selectors import search_visible_matches
@@ -125,7 +126,8 @@ def evaluate_facts(owner: User, *, top: int = 5) -> FactReport:
     report = FactReport(facts=len(facts))
     for q in QUESTIONS:
         report.asked[q.kind] = report.asked.get(q.kind, 0) + 1
-        ids = search_visible_matches(connection=connection, query=q.query, offset=0, limit=top).ids
+        ids = search_visible_matches(owner_id=owner.pk, visible=visible_facts(connection=connection), query=q.query,
+                                     offset=0, limit=top).ids
         if facts[q.expected].pk in ids:
             report.found[q.kind] = report.found.get(q.kind, 0) + 1
         else:

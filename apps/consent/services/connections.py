@@ -68,6 +68,7 @@ def _ordered_categories(categories: set[str]) -> list[str]:
     return [code for code in Category.values if code in categories]
 
 
+# SPEC C-5 (home)
 @transaction.atomic
 def connection_narrow(*, connection: Connection, scopes: set[str] | None = None,
                       categories: set[str] | None = None) -> Connection:
@@ -87,6 +88,7 @@ def connection_narrow(*, connection: Connection, scopes: set[str] | None = None,
     return locked
 
 
+# SPEC C-7 (home)
 @transaction.atomic
 def connection_revoke(*, connection: Connection) -> Connection:
     """Stop all access at once: every token dies, shares are dropped (SPEC C-7).

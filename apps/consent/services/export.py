@@ -13,7 +13,7 @@ from django.db.models import Prefetch
 from apps.common import clock
 from apps.common.destinations import registered_destinations
 from apps.consent.models import Connection, FactShare, Proposal
-from apps.consent.selectors import retained_access_events
+from apps.consent.selectors.access import retained_access_events
 from apps.memory.models import Fact
 
 if TYPE_CHECKING:

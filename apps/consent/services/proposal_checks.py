@@ -12,7 +12,6 @@ import unicodedata
 from dataclasses import asdict, dataclass
 
 from apps.common.errors import CodedError
-from apps.consent import scopes as scope_rules
 from apps.memory.detectors import detect_secrets
 from apps.memory.models import Category
 from apps.memory.models.facts import EVIDENCE_MAX, LABEL_MAX, VALUE_MAX
@@ -25,13 +24,6 @@ CONTENT_FIELDS = ("category", "label", "value")
 LIMITS = {"label": LABEL_MAX, "value": VALUE_MAX, "evidence": EVIDENCE_MAX}
 # A label names a fact and evidence is a one-line note (SPEC P-2); a value may wrap.
 ONE_LINE_FIELDS = ("label", "evidence")
-
-# SPEC A-5, P-3: which scope each operation needs.
-_OP_SCOPES = {
-    ADD: scope_rules.PROFILE_PROPOSE,
-    UPDATE: scope_rules.PROFILE_CORRECT,
-    ARCHIVE: scope_rules.PROFILE_CORRECT,
-}
 
 INVALID_ARGUMENT = "invalid_argument"
 CONVERSATION_REFUSED = "conversation_refused"
@@ -57,13 +49,6 @@ class ProposalArguments:
     value: str = ""
     evidence: str = ""
     target_fact_id: int | None = None
-
-
-def required_scope_for_op(op: str) -> str:
-    """The scope an operation needs (SPEC P-3): ``add`` → profile:propose, else profile:correct."""
-    if op not in _OP_SCOPES:
-        raise ProposalError(INVALID_ARGUMENT, f"op must be one of {', '.join(OPS)}", "op")
-    return _OP_SCOPES[op]
 
 
 def _invalid(message: str, field: str) -> ProposalError:
@@ -93,6 +78,7 @@ def check_text(name: str, text: str) -> None:
         raise _invalid(f"{name} must be a single line (no line breaks)", name)
 
 
+# SPEC P-1 (home)
 def parse_arguments(arguments: object) -> ProposalArguments:
     """The shape of a proposal (SPEC P-1, P-2 limits). Raises ``invalid_argument``."""
     if not isinstance(arguments, dict):
@@ -128,6 +114,7 @@ def parse_arguments(arguments: object) -> ProposalArguments:
     return ProposalArguments(op=op, target_fact_id=target, **texts)
 
 
+# SPEC P-2 (home)
 def check_content(args: ProposalArguments) -> None:
     """What may never be stored from an assistant (SPEC P-2): conversations, secrets."""
     for name in ("value", "label", "evidence"):

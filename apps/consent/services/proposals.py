@@ -15,7 +15,7 @@ from django.db.models import Case, Value, When
 
 from apps.common import clock
 from apps.consent.models import Connection, FactShare, Proposal
-from apps.consent.selectors import connection_categories, shareable_facts, visible_facts
+from apps.consent.selectors.visibility import connection_categories, shareable_facts, visible_facts
 from apps.consent.services.connections import ConsentError
 from apps.consent.services.proposal_checks import (
     ADD,
@@ -33,7 +33,6 @@ from apps.consent.services.proposal_checks import (
     check_text,
     fingerprint,
     parse_arguments,
-    required_scope_for_op,
 )
 from apps.memory.models import Category, Fact, FactStatus
 from apps.memory.services import fact_archive, fact_create, fact_update
@@ -41,6 +40,7 @@ from apps.memory.services import fact_archive, fact_create, fact_update
 if TYPE_CHECKING:
     from apps.accounts.models import User
 
+# SPEC P-5 (home)
 PROPOSAL_LIFETIME = timedelta(days=30)  # SPEC P-5, D-5
 
 # Codes of refused actions on the page (not MCP tool codes).
@@ -58,7 +58,6 @@ __all__ = [
     "proposal_expire_due",
     "proposal_ignore",
     "proposal_submit",
-    "required_scope_for_op",
 ]
 
 
@@ -121,6 +120,7 @@ def _earlier(connection: Connection, digest: str, now: datetime) -> Proposal | P
     return ProposalError(DUPLICATE_PROCESSED, "an identical proposal was already handled by the person")
 
 
+# SPEC P-8 (home)
 def _pending_cap_error(connection: Connection, now: datetime) -> ProposalError | None:
     """SPEC P-8: ``too_many_pending`` when the connection already holds the most pending proposals allowed.
 
@@ -165,6 +165,7 @@ def _submit(connection: Connection, args: ProposalArguments) -> Proposal | Propo
     return proposal
 
 
+# SPEC P-4 (home)
 def proposal_submit(*, connection: Connection, arguments: dict[str, Any]) -> Proposal:
     """Store an assistant's proposal as pending, or answer the identical pending one (SPEC P-1 … P-4, P-8).
 
@@ -271,6 +272,7 @@ def _confirm(locked: Proposal, now: datetime, user: User, share_with_connection:
     return _decide(locked, Status.CONFIRMED, now, result_fact=fact)
 
 
+# SPEC P-6 (home)
 def proposal_confirm(*, proposal: Proposal, user: User, share_with_connection: bool = True) -> Proposal:
     """Apply a pending proposal for its owner (SPEC P-5, P-6).
 

@@ -8,10 +8,11 @@ from django.db import transaction
 
 from apps.common import clock
 from apps.consent.models import Connection, FactShare
-from apps.consent.selectors import shareable_facts
+from apps.consent.selectors.visibility import shareable_facts
 from apps.consent.services.connections import ConsentError
 
 
+# SPEC C-3 (home)
 @transaction.atomic
 def shares_set(*, connection: Connection, fact_ids: set[int], seen: dict[int, int] | None = None) -> dict[int, int]:
     """Make exactly ``fact_ids`` shared with the connection, each at its current version; return id → version.

@@ -9,7 +9,8 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 
 from apps.consent.forms import FactAddForm, FactEditForm, FactFilterForm, SensitiveForm
-from apps.consent.views import fact_lists, pages, submissions
+from apps.consent.selectors import fact_lists, pages
+from apps.consent.views import submissions
 from apps.consent.views.mixins import MeAction, MePage
 from apps.memory.services import FactArchived, FactVersionConflict, fact_archive, fact_create, fact_update
 
@@ -51,6 +52,7 @@ class FactsPageMixin(MePage):
         return self.render_page(TEMPLATE, context, status=status, page_path=reverse("consent:facts") + anchor)
 
 
+# SPEC W-2 (home)
 class FactsView(FactsPageMixin):
     def get(self, request):
         return self.render_facts()

@@ -43,6 +43,7 @@ def consent_error_message(error: Exception) -> StrOrPromise:
     return CONSENT_ERRORS.get(getattr(error, "code", ""), CONSENT_ERROR_DEFAULT)
 
 
+# SPEC I-3 (home)
 class MePage(LoginRequiredMixin, View):
     """A page or action under /me/: anonymous visitors go to the login page (SPEC I-3).
 
@@ -65,6 +66,7 @@ class MePage(LoginRequiredMixin, View):
         return render(self.request, template, context, status=status)
 
 
+# SPEC W-5 (home)
 class MeAction(MePage):
     """A POST-only action (SPEC W-5): it changes something, then redirects or re-renders."""
 

@@ -11,7 +11,8 @@ from django.utils.translation import gettext_lazy, ngettext
 from apps.common.text import without_direction_controls
 from apps.consent.forms import BulkIgnoreForm, ProposalConfirmForm, ProposalEditForm
 from apps.consent.models import Proposal
-from apps.consent.selectors import visible_facts
+from apps.consent.selectors import pages
+from apps.consent.selectors.visibility import visible_facts
 from apps.consent.services import (
     ProposalError,
     proposal_confirm,
@@ -20,7 +21,6 @@ from apps.consent.services import (
     proposals_ignore,
 )
 from apps.consent.templatetags.me_pages import assistant_name
-from apps.consent.views import pages
 from apps.consent.views.assistants import ConnectionPageMixin
 from apps.consent.views.mixins import MeAction
 

@@ -72,6 +72,7 @@ def fact_create(
     return _save(fact)
 
 
+# SPEC C-2 (home)
 @transaction.atomic
 def fact_update(*, fact: Fact, expected_version: int | None = None, active_only: bool = False, **changes: Any) -> Fact:
     """Apply ``changes``; the version moves only when category, label or value change (SPEC C-2).

@@ -24,6 +24,7 @@ VECTOR_COLUMN = "search_vector"
 VECTOR_EXPRESSION = f"to_tsvector('{TS_CONFIG}'::regconfig, left(text, {RANKED_CHARS}))"
 
 
+# SPEC R-7 (home)
 class PostgresSearchBackend(BaseSearchBackend):
     vendor = "postgresql"
 

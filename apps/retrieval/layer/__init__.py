@@ -11,6 +11,7 @@ from apps.retrieval.layer.errors import LayerError
 OPERATIONS = ("list", "search", "read")
 
 
+# SPEC R-2 (home)
 def handle(access: Access, operation: str, body) -> dict:
     """Parse ``body`` (a dict from ``parsing.loads``) strictly and run ``operation`` for ``access``."""
     from apps.retrieval.layer import operations, parsing, searching

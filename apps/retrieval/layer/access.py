@@ -84,6 +84,7 @@ class Grant:
         return cls(types)
 
 
+# SPEC R-4 (home)
 def effective_grant(snapshot, policy) -> Grant:
     """``Grant.from_json(snapshot, strict_types=False) ∩ Grant.from_json(policy)``, for grants read just now.
 

@@ -222,8 +222,3 @@ def _linked(instance, lookup) -> list:
                 reached.append(value)
         rows = reached
     return rows
-
-
-def ref_of(resource_type: str, record_id) -> str:
-    """The stable reference of a record (SPEC R-2): ``<type>:<id>``."""
-    return f"{resource_type}:{record_id}"

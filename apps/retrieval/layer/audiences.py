@@ -10,6 +10,7 @@ EXTERNAL = "external"
 AUDIENCES = (INTERNAL, EXTERNAL)
 
 # SPEC R-11: the only types that may ever be published externally.
+# SPEC R-11 (home)
 EXTERNALLY_PUBLISHABLE = frozenset({"episode", "calendar", "todo", "voice_memo", "contact"})
 
 # SPEC R-11: one scope per externally published type. The MCP consent side

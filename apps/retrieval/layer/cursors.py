@@ -28,6 +28,7 @@ def _binding(access: Access, view: TypeView, operation: str, ref: str | None, fi
             "r": ref, "f": filters}
 
 
+# SPEC R-10 (home)
 def issue(access: Access, view: TypeView, operation: str, *, ref: str | None = None,
           filters: str | None = None, **position) -> str:
     payload = _binding(access, view, operation, ref, filters)

@@ -49,6 +49,7 @@ class Filter:
     description: str = ""
 
 
+# SPEC R-1 (home)
 @dataclass(frozen=True)
 class Declaration:
     type: str

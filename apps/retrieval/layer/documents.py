@@ -13,6 +13,7 @@ from typing import cast
 from apps.retrieval.layer import pointers
 from apps.retrieval.layer.declarations import Declaration
 
+# SPEC R-9 (home)
 PAGE_BYTES = 65_536  # SPEC R-9
 PREVIEW_CHARS = 280  # a ``text`` field in a list item
 PREVIEW_ITEMS = 20  # an array in a list item: its first items

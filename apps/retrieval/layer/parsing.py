@@ -59,6 +59,7 @@ def _first_duplicate(value, path: str = "") -> str | None:
     return None
 
 
+# SPEC R-3 (home)
 def loads(raw: bytes | str):
     """Parse a request body; refuse malformed JSON and duplicate keys (with their pointer)."""
     if isinstance(raw, str):

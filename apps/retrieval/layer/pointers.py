@@ -33,11 +33,6 @@ def split(pointer: str) -> tuple[str, ...]:
     return tokens
 
 
-def pattern_of(tokens) -> str:
-    """The pattern a concrete path belongs to: every array index becomes ``*``."""
-    return join(WILDCARD if isinstance(token, int) else token for token in tokens)
-
-
 def ancestors(pattern: str) -> list[str]:
     """``/a/*/b`` → ``["/a", "/a/*"]`` (outermost first, the path itself excluded)."""
     tokens = split(pattern)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+# SPEC R-8 (home)
 LEXICAL = 0.60
 STATUS = 0.2
 RECENCY = 0.05

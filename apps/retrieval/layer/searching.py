@@ -21,7 +21,9 @@ from apps.retrieval.models import SearchProjection
 
 log = logging.getLogger(__name__)
 
-SEARCH_BYTES = 16_384
+# SPEC M-6 (home): one result's compact UTF-8 JSON is at most 16 KiB — this search answer, a memory page
+# and a profile page over MCP alike.
+RESULT_MAX_BYTES = 16_384
 CANDIDATE_POOL = 200  # candidates taken from the backend before ranking
 SNIPPET_CHARS = 200
 TITLE_CHARS = 200
@@ -141,6 +143,7 @@ class _Confirmation:
         return self._proofs[ref]
 
 
+# SPEC R-5 (home)
 def search(access: Access, request: SearchRequest) -> dict:
     backend, SearchScope, normalize, query_terms = _backend()
     if request.resource is not None:
@@ -220,7 +223,7 @@ def search(access: Access, request: SearchRequest) -> dict:
         return answer
     ranked = rank(candidates, now=clock.now(), top=best.lexical if best else 0.0,
                   top_similarity=closest.similarity if closest else 0.0)
-    budget = SEARCH_BYTES - documents.size(answer)
+    budget = RESULT_MAX_BYTES - documents.size(answer)
     used = 0
     for candidate in ranked:
         proof = confirm(candidate.ref)

@@ -1,4 +1,4 @@
-"""What an assistant reads: the visible fact set, its version, summary and pages.
+"""The context tools and the profile resources: the visible fact set, its version, summary and pages.
 
 Also SPEC C-2, C-8, M-3, M-7. Design notes: docs/performance.md (How the hot paths are built).
 """
@@ -7,18 +7,20 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 from apps.common.memo import BoundedMemo
 from apps.consent.models import Connection
-from apps.consent.selectors import CategoryDigest, VisibleSetRead, visible_set_of, visible_set_read
+from apps.consent.selectors.visible_set import CategoryDigest, VisibleSetRead, visible_set_read
+from apps.mcp_server.errors import INVALID_ARGUMENT, NOT_FOUND, VERSION_CONFLICT, ToolError
+from apps.mcp_server.tools.answer import Answer
 from apps.memory.models import Category
+from apps.retrieval.layer.searching import RESULT_MAX_BYTES  # SPEC M-6
 
 PAGE_MAX_FACTS = 50  # SPEC M-6
-RESULT_MAX_BYTES = 16_384  # SPEC M-6: compact UTF-8 JSON of one result's structured content
 
 PAGE_URI_PREFIX = "lifeos://profile/page/"
 PAGE_URI_TEMPLATE = PAGE_URI_PREFIX + "{version}/{offset}"
@@ -52,6 +54,7 @@ class VisibleFact:
     version: int
     updated_at: str
 
+    # SPEC C-8 (home)
     def public(self) -> dict[str, str]:
         """The fact as an assistant sees it (SPEC M-2): never evidence or anything else."""
         return {
@@ -91,14 +94,7 @@ def profile_snapshot(*, connection: Connection, offset: int = 0, ids: Sequence[i
     return _snapshot(read, offset, version)
 
 
-def snapshot_of(facts: Sequence[VisibleFact], *, offset: int = 0) -> ProfileSnapshot:
-    """``profile_snapshot`` of a whole set given here, from ``offset`` on (no database)."""
-    rows = [(fact.id, fact.category, fact.label, fact.value, fact.version,
-             datetime.fromisoformat(fact.updated_at)) for fact in facts]
-    whole = visible_set_of(rows, limit=None)
-    return _snapshot(_window(whole, offset, None), offset, set_version(whole.rows))
-
-
+# SPEC M-4 (home)
 def set_version(rows: Sequence[tuple]) -> str:
     """SPEC M-4 for the whole set's rows, as ``visible_set_read`` gives them (``updated_at`` as shown)."""
     document = sorted(
@@ -149,6 +145,7 @@ def page_uri(version: str, offset: int) -> str:
     return f"{PAGE_URI_PREFIX}{version}/{offset}"
 
 
+# SPEC M-5 (home)
 def summarize(snapshot: ProfileSnapshot) -> dict[str, Any]:
     """Counts per category of the visible facts, nothing else (SPEC M-5)."""
     categories = [{"category": code, "count": count} for code, count in snapshot.categories]
@@ -213,3 +210,57 @@ def fit(worst_envelope: dict[str, Any], candidates: Sequence[VisibleFact]) -> li
     if not taken:  # cannot happen with the field limits of SPEC D-1
         raise RuntimeError("a single fact does not fit into one result")
     return taken
+
+
+# --- The handlers of the read path: tools and resources (SPEC M-2, M-3, M-7) ------------------
+# Each reads the visible set once and shapes the answer above, and returns it with the facts
+# (id, version) it carries, which ``dispatch`` records (SPEC M-11).
+
+_PAGE_URI = re.compile(re.escape(PAGE_URI_PREFIX) + r"(?P<version>[0-9a-f]{64})/(?P<offset>0|[1-9][0-9]{0,8})")
+
+# How resource reads are named in the access history (SPEC D-8); tools go by their name.
+SUMMARY_EVENT = "resource:profile/summary"
+PAGE_EVENT = "resource:profile/page"
+
+
+def get_user_context(grant, arguments: dict[str, Any]) -> Answer:
+    snapshot = profile_snapshot(connection=grant.connection)
+    return _answer(snapshot, overview(snapshot))
+
+
+def read_user_context_page(grant, arguments: dict[str, Any]) -> Answer:
+    snapshot = profile_snapshot(connection=grant.connection, offset=arguments["offset"])
+    return _answer(snapshot, _checked_page(snapshot, version=arguments["version"]))
+
+
+def read_resource(grant, uri: str) -> Answer:
+    """The JSON behind ``lifeos://profile/summary`` or a page URI (SPEC M-3)."""
+    if uri == SUMMARY_URI:
+        snapshot = profile_snapshot(connection=grant.connection)
+        return _answer(snapshot, overview(snapshot), event=SUMMARY_EVENT)
+    match = _PAGE_URI.fullmatch(uri)
+    if match is None:
+        raise ToolError(NOT_FOUND, f"no resource at {uri[:200]!r}; read {SUMMARY_URI} or a next_uri it gave")
+    snapshot = profile_snapshot(connection=grant.connection, offset=int(match["offset"]))
+    result = _checked_page(snapshot, version=match["version"])
+    return _answer(snapshot, result, event=PAGE_EVENT)
+
+
+# SPEC M-7 (home)
+def _checked_page(snapshot: ProfileSnapshot, *, version: str) -> dict[str, Any]:
+    """SPEC M-7: a page only of the set the client was told about, from the snapshot's offset."""
+    if version != snapshot.version:
+        raise ToolError(
+            VERSION_CONFLICT,
+            "the shared facts changed since this version was issued; call get_user_context again "
+            "and page with the version it returns",
+        )
+    if snapshot.offset > snapshot.fact_count:
+        raise ToolError(INVALID_ARGUMENT,
+                        f"field 'offset' is too large: at most {snapshot.fact_count} for this version")
+    return page(snapshot)
+
+
+def _answer(snapshot: ProfileSnapshot, result: dict[str, Any], *, event: str = "") -> Answer:
+    carried = snapshot.facts[: len(result["facts"])]  # the page is the leading facts read
+    return Answer(payload=result, sent=tuple((fact.id, fact.version) for fact in carried), event=event)

@@ -8,11 +8,13 @@ from __future__ import annotations
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.csrf import csrf_exempt
 
-from apps.mcp_server import admission, cors, orm, transport
+from apps.mcp_server import admission
 from apps.mcp_server.errors import Refusal
 from apps.mcp_server.responses import refusal_response
+from apps.mcp_server.transport import cors, orm, transport
 
 
+# SPEC M-1 (home)
 @csrf_exempt
 async def mcp_endpoint(request: HttpRequest) -> HttpResponse:
     if request.method == "OPTIONS":

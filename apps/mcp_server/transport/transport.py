@@ -17,8 +17,8 @@ from django.http import HttpRequest, HttpResponse
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
 from apps.mcp_server.admission import MAX_BODY_BYTES
-from apps.mcp_server.orm import served_by_asgi
-from apps.mcp_server.server import ASGI_KEY, GRANT_KEY, mcp_server
+from apps.mcp_server.transport.orm import served_by_asgi
+from apps.mcp_server.transport.server import ASGI_KEY, GRANT_KEY, mcp_server
 
 # With a manager per request (WSGI) or per event loop, the SDK's session start/stop
 # messages at INFO say nothing; keep them out of the log unless logging is configured for them.

@@ -2,7 +2,7 @@
 
 These are the page selectors (HackSoft style): they read, they never write,
 and every query is scoped to the person who asks. The visibility rule itself
-stays in ``apps.consent.selectors`` (SPEC C-1); here it is only explained.
+stays in ``apps.consent.selectors.visibility`` (SPEC C-1); here it is only explained.
 """
 
 from __future__ import annotations
@@ -19,12 +19,17 @@ from django.shortcuts import get_object_or_404
 from django.utils.translation import gettext_lazy as _
 
 from apps.common import clock
-from apps.consent import selectors
 from apps.consent.forms import FactFilterForm
 from apps.consent.models import AccessEvent, Connection, Proposal
-from apps.consent.proposal_selectors import proposal_for_user
-from apps.consent.views import fact_lists
-from apps.consent.views.fact_lists import BLOCKED_LIMIT, BlockedRow, ShareRow, facts_page, page_of  # noqa: F401 - read as pages.*
+from apps.consent.selectors import access, fact_lists, visibility
+from apps.consent.selectors.fact_lists import (  # noqa: F401 - read as pages.*
+    BLOCKED_LIMIT,
+    BlockedRow,
+    ShareRow,
+    facts_page,
+    page_of,
+)
+from apps.consent.selectors.proposals import proposal_for_user
 from apps.memory.models import Category, Certainty, Fact, FactStatus
 
 if TYPE_CHECKING:
@@ -102,9 +107,9 @@ class AssistantCard:
 
 def assistants_page(*, user: User) -> dict[str, Any]:
     """Every connection of the person, active first (SPEC W-3)."""
-    connections = list(selectors.connections_for(user=user))
+    connections = list(visibility.connections_for(user=user))
     replays = replay_notices(user=user)
-    counts = selectors.visible_counts(connections=connections)  # one query, however many assistants
+    counts = visibility.visible_counts(connections=connections)  # one query, however many assistants
     cards = [AssistantCard(c, counts.get(c.pk, 0), replays.get(c.application_id)) for c in connections]
     return {
         "active": [card for card in cards if card.connection.is_active],
@@ -157,7 +162,7 @@ def blocked_reasons(fact: Fact, granted: set[str]) -> list[StrOrPromise]:
 
 def history_page(*, connection: Connection, number: int | str | None = 1) -> Page[Any]:
     """One page of what the assistant was sent, fact by fact, resolved to today's labels (SPEC D-8)."""
-    events = selectors.retained_access_events().filter(connection=connection).order_by("-created_at", "-id")
+    events = access.retained_access_events().filter(connection=connection).order_by("-created_at", "-id")
     page = page_of(events, number, HISTORY_PER_PAGE)
     sent = {event.pk: [pair for pair in event.facts if _pair_ok(pair)] for event in page.object_list}
     ids = {int(pair[0]) for pairs in sent.values() for pair in pairs[:ITEMS_PER_EVENT]}
@@ -208,7 +213,7 @@ def sharing_part(
     *, connection: Connection, shared: dict[int, int], query: Mapping[str, Any], draft: Draft,
 ) -> dict[str, Any]:
     """The sharing form: one page of the offered facts the filter selects, ticked as the person left them."""
-    form = FactFilterForm(query, categories=selectors.connection_categories(connection))
+    form = FactFilterForm(query, categories=visibility.connection_categories(connection))
     filters = form.values()
     page = page_of(fact_lists.sharing_choices(connection, filters), query.get("page"), fact_lists.SHARES_PER_PAGE)
     page.object_list = [
@@ -217,7 +222,7 @@ def sharing_part(
         )
         for fact in page.object_list
     ]
-    granted = set(selectors.connection_categories(connection))
+    granted = set(visibility.connection_categories(connection))
     blocked = fact_lists.not_shareable(connection)
     return {
         "share_filter": form,
@@ -246,7 +251,7 @@ def connection_page(
         "history_page": history_page(connection=connection, number=query.get("history")),
     }
     if connection.is_active:
-        shared = selectors.shares_for(connection=connection)
+        shared = visibility.shares_for(connection=connection)
         page.update(sharing_part(connection=connection, shared=shared, query=query, draft=draft or {}))
         page["open_proposals"], page["closed_proposals"] = proposal_pages(
             connection=connection, shared=shared, waiting=query.get("suggestions"), earlier=query.get("earlier"))

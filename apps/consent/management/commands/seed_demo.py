@@ -5,9 +5,11 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from apps.consent.demo_data import seed_assistants
 from apps.memory.demo_data import seed_demo
 
 
+# SPEC I-2 (home)
 class Command(BaseCommand):
     help = "Create or update a demo user with N deterministic facts and a week of sample records. Idempotent."
 
@@ -52,9 +54,7 @@ class Command(BaseCommand):
             f"{seeded.archived} archived) and the demo week's records."
         ))
         if assistants:
-            # The person's side of consent lives in apps.consent, which builds on the facts made above.
-            from apps.consent.demo_data import seed_assistants
-
+            # The person's side of consent builds on the facts made above.
             added = seed_assistants(owner=user, assistants=assistants, suggestions=suggestions)
             self.stdout.write(self.style.SUCCESS(
                 f"{assistants} connected assistants; {added.suggestions_added} suggestions and "

@@ -10,9 +10,10 @@ from typing import Any
 from apps.consent.services import ConsentError
 from apps.consent.services.proposals import ProposalError, proposal_submit
 from apps.mcp_server.errors import UNAVAILABLE, ToolError, tool_error
-from apps.mcp_server.handlers import Answer
+from apps.mcp_server.tools.answer import Answer
 
 
+# SPEC P-7 (home)
 def propose_memory(grant, arguments: dict[str, Any]) -> Answer:
     try:
         proposal = proposal_submit(connection=grant.connection, arguments=arguments)

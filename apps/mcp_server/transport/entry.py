@@ -14,7 +14,7 @@ from django.middleware.clickjacking import XFrameOptionsMiddleware
 from django.middleware.security import SecurityMiddleware
 
 from apps.mcp_server.admission import MAX_BODY_BYTES
-from apps.mcp_server.views import mcp_endpoint
+from apps.mcp_server.transport.views import mcp_endpoint
 
 PATHS = frozenset({"/mcp", "/mcp/"})
 

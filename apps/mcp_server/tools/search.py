@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from apps.consent.selectors.visibility import visible_facts
 from apps.mcp_server.errors import tool_error
-from apps.mcp_server.handlers import Answer
-from apps.mcp_server.profile import fit, profile_snapshot
 from apps.mcp_server.schemas import SEARCH_LIMIT_MAX
+from apps.mcp_server.tools.answer import Answer
+from apps.mcp_server.tools.context import fit, profile_snapshot
 from apps.retrieval.selectors import SearchError, search_visible_matches
 
 ONLY_MATCHES = "These are only the shared facts that matched the query, not the whole profile."
@@ -21,7 +22,8 @@ def search_user_context(grant, arguments: dict[str, Any]) -> Answer:
     offset = arguments.get("offset", 0)
     try:
         found = search_visible_matches(
-            connection=grant.connection,
+            owner_id=grant.connection.user_id,
+            visible=visible_facts(connection=grant.connection),
             query=arguments["query"],
             offset=offset,
             limit=arguments.get("limit", SEARCH_LIMIT_MAX),

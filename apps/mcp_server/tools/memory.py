@@ -8,11 +8,10 @@ from __future__ import annotations
 from typing import Any
 
 from apps.mcp_server.errors import INVALID_ARGUMENT, NOT_FOUND, UNAVAILABLE, VERSION_CONFLICT, ToolError
-from apps.mcp_server.handlers import Answer
+from apps.mcp_server.tools.answer import Answer
 from apps.retrieval.layer import Access, LayerError, external_grant, handle
 from apps.retrieval.layer.audiences import EXTERNAL
-
-RESULT_MAX_BYTES = 16_384  # SPEC M-6: one tool result
+from apps.retrieval.layer.searching import RESULT_MAX_BYTES
 
 # Layer codes (apps/retrieval/layer/errors.py) → tool error codes (SPEC M-8).
 _REQUEST = {"malformed_json", "duplicate_key", "unknown_key", "missing_key", "null_not_allowed", "invalid_type",

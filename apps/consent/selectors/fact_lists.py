@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 from django.core.paginator import Page, Paginator
 from django.db.models import Case, Count, Exists, IntegerField, OuterRef, Q, QuerySet, Value, When
 
-from apps.consent import selectors
 from apps.consent.models import Connection, FactShare
+from apps.consent.selectors.visibility import shareable_facts
 from apps.memory.models import Category, Fact, FactStatus
 
 if TYPE_CHECKING:
@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
     Person = User | AnonymousUser  # request.user of a page behind the login
 
+# SPEC W-6 (home)
 FACTS_PER_PAGE = 20  # each fact carries its edit form
 SHARES_PER_PAGE = 40
 BLOCKED_LIMIT = 50  # facts listed by name under "cannot be shared"; the rest are counted
@@ -163,11 +164,11 @@ class BlockedRow:
 def sharing_choices(connection: Connection, filters: dict[str, Any]) -> QuerySet[Fact]:
     """The facts the sharing form offers under ``filters``, in the order it shows them."""
     shares = FactShare.objects.filter(connection=connection)
-    chosen = narrowed(selectors.shareable_facts(connection=connection), **filters)
+    chosen = narrowed(shareable_facts(connection=connection), **filters)
     return in_order(by_state(chosen, filters.get("state", ""), shares))
 
 
 def not_shareable(connection: Connection) -> QuerySet[Fact]:
     """The person's active facts the sharing form never offers (the complement of ``shareable_facts``)."""
-    offered = selectors.shareable_facts(connection=connection).values("pk")
+    offered = shareable_facts(connection=connection).values("pk")
     return in_order(active_facts(connection.user_id).exclude(pk__in=offered))
