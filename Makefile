@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 HOST_PORT ?= 127.0.0.1:8787
 
-.PHONY: run test setup messages migrate seed serve bench reliability mutate clean
+.PHONY: run test lint setup messages migrate seed serve bench reliability mutate clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,6 +23,7 @@ migrate: setup
 seed: migrate
 	$(PY) manage.py seed_demo --username demo --password demo --facts 60
 
+# SPEC O-1 (home)
 run: seed
 	@echo "LifeOS Memory at http://$(HOST_PORT)/  (user demo / password demo; MCP at http://$(HOST_PORT)/mcp)"
 	$(PY) manage.py runserver $(HOST_PORT)
@@ -36,8 +37,16 @@ serve: migrate
 	@echo "LifeOS Memory (production configuration, $(WEB_WORKERS) workers) at http://$(HOST_PORT)/"
 	DEBUG=0 exec $(PY) -m config.serving --bind $(HOST_PORT) --workers $(WEB_WORKERS)
 
-# Installs (apt) or names what the suite needs, then runs it on SQLite and on a throwaway PostgreSQL.
-test: setup
+# Lint (docs/testing.md): ruff's rules, mypy with the Django plugin (services and selectors strict),
+# and the import contracts. Not ruff format: the code is not formatted by a tool.
+lint: setup
+	$(PY) -m ruff check apps config tests bench
+	$(PY) -m mypy
+	$(VENV)/bin/lint-imports
+
+# Installs (apt) or names what the suite needs, then runs the lint and the suite on SQLite and on a
+# throwaway PostgreSQL.
+test: setup lint
 	bash .ci/services
 	$(PY) -m tests.run $(PYTEST_ARGS)
 

@@ -82,7 +82,7 @@ def facts_scale(*, facts: int = 10_000, rounds: int = ROUNDS) -> dict:
     from oauth2_provider.models import get_application_model
 
     from apps.consent.services import connection_authorize
-    from apps.mcp_server.search import search_user_context
+    from apps.mcp_server.tools.search import search_user_context
     from apps.memory.models import Category
     from apps.retrieval.services import projection_rebuild
     from bench import data
@@ -151,7 +151,8 @@ def layer_scale(*, users: int, rows_per_user: int, searched: int = 2, rounds: in
     with override_settings(DEBUG=False):
         for name, query in LAYER_QUERIES.items():
             body = {"query": query, "top_k": 10}
-            times = [_time(lambda _, run=run: base._layer_call(policy, run, "search", body), rounds) for run in runs]
+            times = [_time(lambda _, run=run, body=body: base._layer_call(policy, run, "search", body), rounds)
+                     for run in runs]
             result["kinds"][name] = {"query": query, **{key: max(t[key] for t in times) for key in (
                 "p50_ms", "p95_ms", "cpu_p50_ms", "cpu_p95_ms")}}
     result["load_after"] = _load()

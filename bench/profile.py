@@ -27,9 +27,9 @@ BASE_DIR = Path(__file__).resolve().parents[1]
 if str(BASE_DIR) not in sys.path:
     sys.path.insert(0, str(BASE_DIR))
 
-from bench import measure  # noqa: E402
-from bench.run import _django  # noqa: E402
-from tests.services import postgres_cluster, redis_server  # noqa: E402
+from bench import measure  # noqa: E402 - needs sys.path above
+from bench.run import _django  # noqa: E402 - needs sys.path above
+from tests.services import postgres_cluster, redis_server  # noqa: E402 - needs sys.path above
 
 
 def _scope(call: measure.Call, token: str) -> dict:

@@ -28,8 +28,8 @@
    * ``product-base`` (with ``--baseline DIR``) — the product served from
      another checkout, for before/after in the same rounds.
 
-   All are served at once and measured in interleaved rounds. Per target: a short warm-up, a throughput run with ``--connections``
-   keep-alive connections, and a latency run with one connection. Printed:
+   All are served at once and measured in interleaved rounds. Per target: a short warm-up,
+   a throughput run with ``--connections`` keep-alive connections, and a latency run with one connection. Printed:
    requests/s, p50/p95/p99, errors, CPU per request of the server (and of
    PostgreSQL and Redis for the product), wrk's own CPU use, and the ratios
    product / anchor. The product's access records are counted against the
@@ -70,8 +70,8 @@ BASE_DIR = Path(__file__).resolve().parents[1]
 if str(BASE_DIR) not in sys.path:
     sys.path.insert(0, str(BASE_DIR))
 
-from bench import measure  # noqa: E402
-from tests.services import free_port, postgres_cluster, redis_server  # noqa: E402
+from bench import measure  # noqa: E402 - needs sys.path above
+from tests.services import free_port, postgres_cluster, redis_server  # noqa: E402 - needs sys.path above
 
 OUT_DIR = BASE_DIR / "var" / "bench"
 WARMUP_SECONDS = 1
@@ -119,10 +119,11 @@ def _machine() -> dict[str, str]:
                             text=True).stdout.strip()
     dirty = subprocess.run(["git", "status", "--porcelain", "--", "apps", "config"], cwd=BASE_DIR,
                            capture_output=True, text=True).stdout.strip()
-    import django
-    import mcp  # noqa: F401
-    import uvicorn
     from importlib.metadata import version
+
+    import django
+    import mcp  # noqa: F401 - its version is read below
+    import uvicorn
 
     return {
         "load_before": _load(),
@@ -360,9 +361,9 @@ def _indexes_used(plan: str) -> list[str]:
 def run_scale(args, base_env: dict[str, str], services: list[measure.ProcessGroup], work: Path) -> dict:
     from django.db import connection
 
-    from apps.consent.selectors import visible_facts
+    from apps.consent.selectors.visibility import visible_facts
     from apps.oauth.bearer import authenticate_bearer
-    from apps.retrieval.selectors import search_visible_facts
+    from apps.retrieval.selectors import search_visible_matches
     from bench import data
 
     assistant = data.Assistant().register()
@@ -409,7 +410,8 @@ def run_scale(args, base_env: dict[str, str], services: list[measure.ProcessGrou
     connection_many = many.connection
     sql = {}
     for label, query_args in (("search, 20 match", narrow), ("search, all match", broad)):
-        queries = _captured(search_visible_facts, connection=connection_many, offset=0, **query_args)
+        queries = _captured(search_visible_matches, owner_id=connection_many.user_id,
+                            visible=visible_facts(connection=connection_many), offset=0, **query_args)
         ranking = next(q for q in queries if "search" in q["sql"].lower() or "similarity" in q["sql"])
         indexed_ms, plan = _explain(*_raw(ranking), seqscan=False)
         seq_ms, seq_plan = _explain(*_raw(ranking), seqscan=True)
@@ -462,7 +464,8 @@ def _against_anchor(name: str, entry: dict, anchor: dict) -> str:
     return (f"{name} / anchor: throughput {load.rps / anchor['load'].rps:.2f}×, "
             f"p50 under load {load.latency_us['p50'] / anchor['load'].latency_us['p50']:.2f}×, "
             f"p50 single connection {single.latency_us['p50'] / anchor['single'].latency_us['p50']:.2f}×, "
-            f"server CPU per request {load.cpu_us_per_request('server') / anchor['load'].cpu_us_per_request('server'):.2f}×")
+            "server CPU per request "
+            f"{load.cpu_us_per_request('server') / anchor['load'].cpu_us_per_request('server'):.2f}×")
 
 
 def report(machine: dict, args, targets: dict, scale: dict | None) -> str:
@@ -487,7 +490,8 @@ def report(machine: dict, args, targets: dict, scale: dict | None) -> str:
         load, single = entry["load"], entry["single"]
         services = _services(load)
         lines.append(
-            f"| {name} | {load.rps:.0f} ({load.rps_range[0]:.0f}–{load.rps_range[1]:.0f}) | {_ms(load.latency_us['p50'])} | {_ms(load.latency_us['p95'])} | "
+            f"| {name} | {load.rps:.0f} ({load.rps_range[0]:.0f}–{load.rps_range[1]:.0f}) | "
+            f"{_ms(load.latency_us['p50'])} | {_ms(load.latency_us['p95'])} | "
             f"{_ms(load.latency_us['p99'])} | {load.error_count + single.error_count} | "
             f"{load.cpu_us_per_request('server'):.0f} | {services:.0f} | {load.wrk_cpu_percent:.0f}% | "
             f"{_ms(single.latency_us['p50'])} | {_ms(single.latency_us['p95'])} | {_ms(single.latency_us['p99'])} |"
@@ -498,8 +502,9 @@ def report(machine: dict, args, targets: dict, scale: dict | None) -> str:
         lines += [_against_anchor(name, targets[name], anchor) for name in targets if name in _COMPARED]
         if "product-base" in targets:
             base = targets["product-base"]
+            cpu_ratio = product['load'].cpu_us_per_request('server') / base['load'].cpu_us_per_request('server')
             lines.append(f"product / product-base: throughput {product['load'].rps / base['load'].rps:.2f}×, "
-                         f"server CPU per request {product['load'].cpu_us_per_request('server') / base['load'].cpu_us_per_request('server'):.2f}×, "
+                         f"server CPU per request {cpu_ratio:.2f}×, "
                          f"PostgreSQL+Redis CPU per request "
                          f"{_services(product['load']) / _services(base['load']):.2f}×")
         for name in _COMPARED:
@@ -515,7 +520,9 @@ def report(machine: dict, args, targets: dict, scale: dict | None) -> str:
             lines.append(f"| {label} | {run.rps:.0f} | {_ms(run.latency_us['p50'])} | {_ms(run.latency_us['p95'])} | "
                          f"{_ms(run.latency_us['p99'])} | {run.error_count} | {entry['facts_returned']} | "
                          f"{run.cpu_us_per_request('server'):.0f} | {run.cpu_us_per_request('postgres'):.0f} |")
-        lines += ["", "| SQL (EXPLAIN ANALYZE, median of 5) | with indexes ms | forced seq scan ms | ratio | indexes used |",
+        lines += ["",
+                  "| SQL (EXPLAIN ANALYZE, median of 5) | with indexes ms | forced seq scan ms | ratio "
+                  "| indexes used |",
                   "|---|---:|---:|---:|---|"]
         for label, entry in scale["sql"].items():
             lines.append(f"| {label} | {entry['indexed_ms']:.3f} | {entry.get('seqscan_ms', '—')} | "

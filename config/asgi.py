@@ -1,7 +1,7 @@
 """The ASGI application. Production serves it with ``python -m config.serving`` (docs/deploy.md).
 
 ``/mcp`` is served at this entry point, beside Django's middleware chain
-(``apps/mcp_server/entry.py``); everything else is Django's.
+(``apps/mcp_server/transport/entry.py``); everything else is Django's.
 """
 
 import os
@@ -11,6 +11,6 @@ from django.core.asgi import get_asgi_application
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 django_application = get_asgi_application()
 
-from apps.mcp_server.entry import mount  # noqa: E402  (needs the apps loaded above)
+from apps.mcp_server.transport.entry import mount  # noqa: E402  (needs the apps loaded above)
 
 application = mount(django_application)

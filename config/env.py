@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import builtins
 import os
 import secrets
 from ipaddress import ip_address, ip_network
 from pathlib import Path
+from typing import overload
 from urllib.parse import urlsplit
 
 from django.core.exceptions import ImproperlyConfigured
@@ -27,6 +29,7 @@ def _is_loopback(host: str) -> bool:
         return False
 
 
+# SPEC O-2 (home)
 class Env:
     """Typed access to the environment with the product's defaults.
 
@@ -35,14 +38,21 @@ class Env:
     production and gets production-safe defaults.
     """
 
-    def __init__(self, environ: os._Environ | dict[str, str] = os.environ):
+    def __init__(self, environ: os._Environ | dict[str, str] = os.environ) -> None:
         self.environ = environ
 
-    def str(self, name: str, default: str | None = None) -> str | None:
+    # Inside this class ``str``, ``bool`` and ``list`` name the methods below; annotations say ``builtins.``.
+    @overload
+    def str(self, name: builtins.str, default: builtins.str) -> builtins.str: ...
+
+    @overload
+    def str(self, name: builtins.str, default: None = None) -> builtins.str | None: ...
+
+    def str(self, name: builtins.str, default: builtins.str | None = None) -> builtins.str | None:
         value = self.environ.get(name)
         return default if value is None or value == "" else value
 
-    def bool(self, name: str, default: bool) -> bool:
+    def bool(self, name: builtins.str, default: builtins.bool) -> builtins.bool:
         value = self.environ.get(name)
         if value is None:
             return default
@@ -53,7 +63,7 @@ class Env:
             return False
         raise ImproperlyConfigured(f"{name} must be a boolean (1/0, true/false), got {value!r}")
 
-    def int(self, name: str, default: int) -> int:
+    def int(self, name: builtins.str, default: builtins.int) -> builtins.int:
         value = self.environ.get(name)
         if value is None or value == "":
             return default
@@ -62,13 +72,13 @@ class Env:
         except ValueError as exc:
             raise ImproperlyConfigured(f"{name} must be an integer, got {value!r}") from exc
 
-    def list(self, name: str, default: list[str]) -> list[str]:
+    def list(self, name: builtins.str, default: builtins.list[builtins.str]) -> builtins.list[builtins.str]:
         value = self.environ.get(name)
         if value is None:
             return default
         return [item.strip() for item in value.split(",") if item.strip()]
 
-    def networks(self, name: str) -> list[str]:
+    def networks(self, name: builtins.str) -> builtins.list[builtins.str]:
         """A comma-separated list of CIDR networks, each checked at start-up."""
         networks = self.list(name, [])
         for network in networks:
@@ -79,7 +89,7 @@ class Env:
         return networks
 
     @property
-    def public_base_url(self) -> str:
+    def public_base_url(self) -> builtins.str:
         """The origin, spelled as clients normalise a URL: lowercase scheme and host, no default port.
 
         The ``/mcp`` resource is compared as a plain string with the resource
@@ -104,10 +114,10 @@ class Env:
         return f"{parts.scheme}://{netloc}"
 
     @property
-    def is_local(self) -> bool:
+    def is_local(self) -> builtins.bool:
         return _is_loopback(urlsplit(self.public_base_url).hostname or "")
 
-    def secret_key(self, *, local: bool) -> str:
+    def secret_key(self, *, local: builtins.bool) -> builtins.str:
         value = self.str("SECRET_KEY")
         if value:
             return value

@@ -37,6 +37,7 @@ import sys
 
 from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
+# SPEC O-3 (home)
 APP = "config.asgi:application"
 PINNED_APP = "config.serving:pinned_application"  # a factory: uvicorn calls it once in each worker process
 PROTOCOL = "config.serving:NoDelayHTTPProtocol"

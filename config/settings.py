@@ -1,6 +1,7 @@
 """Settings, read from the environment only (SPEC O-2, I-1). See docs/deploy.md."""
 
 from datetime import timedelta
+from typing import Any
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
@@ -8,7 +9,8 @@ from django.core.exceptions import ImproperlyConfigured
 from apps.oauth.redirects import private_use_schemes
 from config.env import BASE_DIR, VAR_DIR, env
 
-PUBLIC_BASE_URL = env.public_base_url
+# SPEC I-1 (home)
+PUBLIC_BASE_URL: str = env.public_base_url
 LOCAL = env.is_local
 DEBUG = env.bool("DEBUG", default=LOCAL)
 SECRET_KEY = env.secret_key(local=LOCAL)
@@ -131,6 +133,7 @@ AUTH_PASSWORD_VALIDATORS = [
 
 # --- i18n (SPEC W-4) --------------------------------------------------------
 LANGUAGE_CODE = "zh-hans"
+# SPEC W-4 (home)
 LANGUAGES = [("zh-hans", "简体中文"), ("en", "English")]
 LOCALE_PATHS = [BASE_DIR / "locale"]
 USE_I18N = True
@@ -174,7 +177,7 @@ if AWS_STORAGE_BUCKET_NAME:
     }
 else:
     _media_storage = {"BACKEND": "django.core.files.storage.FileSystemStorage"}
-STORAGES = {
+STORAGES: dict[str, dict[str, Any]] = {
     "default": _media_storage,
     "staticfiles": {
         "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
@@ -187,7 +190,7 @@ STORAGES = {
 # With REDIS_URL: one cache shared by every web worker, Redis as Celery's broker
 # and result store, workers + exactly one beat (docs/deploy.md). Without it (the
 # local default): a per-process cache and tasks run inline when called.
-from celery.schedules import crontab  # noqa: E402
+from celery.schedules import crontab  # noqa: E402 - beside the section that uses it
 
 REDIS_URL = env.str("REDIS_URL")
 if REDIS_URL:
@@ -237,7 +240,7 @@ if _EMBEDDINGS not in ("local", "http", "off"):
     from django.core.exceptions import ImproperlyConfigured
 
     raise ImproperlyConfigured('SEARCH_EMBEDDINGS must be "local", "http" or "off"')
-SEARCH_EMBEDDINGS = {
+_EMBEDDING_CHOICES: dict[str, dict[str, Any]] = {
     "local": {"BACKEND": "apps.retrieval.embeddings.local.LocalEmbedder"},
     "http": {
         "BACKEND": "apps.retrieval.embeddings.remote.HttpEmbedder",
@@ -247,7 +250,8 @@ SEARCH_EMBEDDINGS = {
         "API_KEY": env.str("SEARCH_EMBEDDINGS_API_KEY", ""),
     },
     "off": {},
-}[_EMBEDDINGS]
+}
+SEARCH_EMBEDDINGS = _EMBEDDING_CHOICES[_EMBEDDINGS]
 if _EMBEDDINGS == "http" and not (SEARCH_EMBEDDINGS["URL"] and SEARCH_EMBEDDINGS["MODEL"] and SEARCH_EMBEDDINGS["DIM"]):
     from django.core.exceptions import ImproperlyConfigured
 
@@ -266,8 +270,9 @@ if not 1 <= PROPOSAL_PENDING_LIMIT <= 10000:
     from django.core.exceptions import ImproperlyConfigured
 
     raise ImproperlyConfigured("PROPOSAL_PENDING_LIMIT must be between 1 and 10000")
-# Tasks by name (apps/*/tasks.py). A missed run is harmless (SPEC J-2), so a
+# Tasks by name (apps/*/tasks.py: each app schedules its own rules). A missed run is harmless (SPEC J-2), so a
 # message still queued when the next one is due is dropped ("expires").
+# SPEC J-1 (home)
 CELERY_BEAT_SCHEDULE = {
     "prune-access-events": {
         "task": "ops.access_events_prune",
@@ -318,7 +323,7 @@ if not timedelta(0) <= OAUTH_REFRESH_GRACE <= timedelta(seconds=60):
 # Claude's registers every user from a few shared addresses: the default serves ten a minute from one, and
 # the networks listed (CIDR, e.g. a broker's published egress range) are not counted at all (docs/oauth.md).
 OAUTH_REGISTRATION_RATE_LIMIT = env.int("OAUTH_REGISTRATION_RATE_LIMIT", 600)
-OAUTH_REGISTRATION_UNLIMITED_NETWORKS = env.networks("OAUTH_REGISTRATION_UNLIMITED_NETWORKS")
+OAUTH_REGISTRATION_UNLIMITED_NETWORKS: list[str] = env.networks("OAUTH_REGISTRATION_UNLIMITED_NETWORKS")
 # SPEC A-6: the RFC 7592 registration access token (it can update or delete the client, and deleting it revokes
 # every person's connection to it) expires this many seconds after it was issued or last rotated by an update.
 # Between a minute and 30 days; never "no expiry" (the toolkit's default is the year 9999).
@@ -345,8 +350,9 @@ OAUTH2_PROVIDER = {
     "OAUTH2_SERVER_CLASS": "apps.oauth.server.ProductServer",
     "SCOPES": {name: name for name in [*ASSISTANT_SCOPES, AGENT_SCOPE]},
     "DEFAULT_SCOPES": ["profile:read"],
-    # Who may be issued which scope, and what discovery advertises (apps/oauth/scope_backend.py).
-    "SCOPES_BACKEND_CLASS": "apps.oauth.scope_backend.ProductScopes",
+    # Who may be issued which scope, and what discovery advertises (apps/oauth/scope_backend.py); the agents
+    # app extends it with which applications have an agent policy, so oauth never imports agents.
+    "SCOPES_BACKEND_CLASS": "apps.agents.scopes.AgentScopes",
     "PKCE_REQUIRED": True,
     "AUTHORIZATION_CODE_EXPIRE_SECONDS": 300,
     "ACCESS_TOKEN_EXPIRE_SECONDS": 600,
@@ -427,7 +433,7 @@ if not DEBUG:
 # Content-Security-Policy (django-csp): the pages hold no inline script or style, so nothing but the site's own
 # files runs or styles them. The consent page alone drops form-action: approving redirects the browser to the
 # assistant's redirect URI, which a form-action of 'self' would refuse (apps/oauth/views.py). docs/deploy.md.
-from csp.constants import NONE, SELF  # noqa: E402
+from csp.constants import NONE, SELF  # noqa: E402 - beside the section that uses it
 
 CONTENT_SECURITY_POLICY = {
     "DIRECTIVES": {

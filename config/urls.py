@@ -13,6 +13,7 @@ def _view_on_site(request, content_type_id, object_id):
         raise Http404("this record has no page on the site") from None
 
 
+# SPEC I-6 (home)
 urlpatterns = [
     path("", RedirectView.as_view(url="/me/facts/", permanent=False)),
     path("admin/r/<int:content_type_id>/<path:object_id>/", admin.site.admin_view(_view_on_site)),

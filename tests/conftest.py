@@ -1,10 +1,13 @@
 import os
+from datetime import UTC
 
 import pytest
 
 from apps.common import clock
 
-DATABASE_LABEL = os.environ.get("TEST_DATABASE_LABEL", "sqlite" if "postgres" not in os.environ.get("DATABASE_URL", "") else "postgresql")
+DATABASE_LABEL = os.environ.get(
+    "TEST_DATABASE_LABEL", "sqlite" if "postgres" not in os.environ.get("DATABASE_URL", "") else "postgresql"
+)
 
 
 def pytest_configure(config):
@@ -49,17 +52,20 @@ def pytest_collection_modifyitems(config, items):
     if DATABASE_LABEL == "postgresql":
         return
     skip = pytest.mark.skip(reason="PostgreSQL only: runs in the PostgreSQL pass")
+    production = pytest.mark.skip(reason="the production configuration: runs in the PostgreSQL pass")
     for item in items:
         if "postgres_only" in item.keywords:
             item.add_marker(skip)
+        elif "production" in item.keywords:
+            item.add_marker(production)
 
 
 @pytest.fixture
 def frozen_clock():
     """The product clock, frozen at a fixed instant; ``clock.advance`` moves it."""
-    from datetime import datetime, timezone
+    from datetime import datetime
 
-    with clock.frozen_at(datetime(2026, 6, 1, 9, 0, tzinfo=timezone.utc)):
+    with clock.frozen_at(datetime(2026, 6, 1, 9, 0, tzinfo=UTC)):
         yield clock
 
 

@@ -1,8 +1,12 @@
 """Run the whole suite on SQLite and on PostgreSQL: ``python -m tests.run [pytest args]``.
 
 PostgreSQL comes from ``DATABASE_URL`` when it names one; otherwise a
-throwaway cluster is started on loopback and removed afterwards. A Redis
-server is started the same way for the tests that need one (``TEST_REDIS_URL``).
+throwaway cluster is started on loopback and removed afterwards. Each pass
+gets a Redis server of its own (``TEST_REDIS_URL``), started the same way.
+
+The two passes run side by side: much of the suite waits on browsers, servers
+and subprocesses, so together they take little more than the longer one. The
+SQLite pass prints as it goes; the PostgreSQL pass's output follows when it ends.
 """
 
 from __future__ import annotations
@@ -11,25 +15,34 @@ import contextlib
 import os
 import subprocess
 import sys
+import tempfile
 
 from tests.services import postgres_cluster, redis_server
 
 
-def _pytest(database_url: str, redis_url: str, label: str, args: list[str]) -> int:
+def _start(database_url: str, redis_url: str, label: str, args: list[str], stdout=None) -> subprocess.Popen:
     env = dict(os.environ, DATABASE_URL=database_url, TEST_REDIS_URL=redis_url, TEST_DATABASE_LABEL=label)
-    print(f"\n=== test suite on {label} ===", flush=True)
-    return subprocess.call([sys.executable, "-m", "pytest", *args], env=env)
+    return subprocess.Popen([sys.executable, "-m", "pytest", *args], env=env, stdout=stdout,
+                            stderr=subprocess.STDOUT if stdout else None)
 
 
 def main(args: list[str]) -> int:
     given = os.environ.get("DATABASE_URL", "")
     with contextlib.ExitStack() as stack:
-        redis_url = stack.enter_context(redis_server())
-        pg_url = given if given.startswith(("postgres://", "postgresql://")) else stack.enter_context(postgres_cluster())
-        results = {
-            "sqlite": _pytest("sqlite:///var/test.sqlite3", redis_url, "sqlite", args),
-            "postgresql": _pytest(pg_url, redis_url, "postgresql", args),
-        }
+        if given.startswith(("postgres://", "postgresql://")):
+            pg_url = given
+        else:
+            pg_url = stack.enter_context(postgres_cluster())
+        pg_log = stack.enter_context(tempfile.TemporaryFile(mode="w+b"))
+        postgresql = _start(pg_url, stack.enter_context(redis_server()), "postgresql", args, stdout=pg_log)
+        stack.callback(lambda: postgresql.poll() is None and postgresql.kill())
+        print("\n=== test suite on sqlite ===", flush=True)
+        sqlite = _start("sqlite:///var/test.sqlite3", stack.enter_context(redis_server()), "sqlite", args)
+        results = {"sqlite": sqlite.wait(), "postgresql": postgresql.wait()}
+        print("\n=== test suite on postgresql ===", flush=True)
+        pg_log.seek(0)
+        sys.stdout.buffer.write(pg_log.read())
+        sys.stdout.flush()
     print("\n=== summary ===")
     for label, code in results.items():
         print(f"{label}: {'passed' if code == 0 else f'FAILED (exit {code})'}")

@@ -66,7 +66,8 @@ def postgres_cluster() -> Iterator[str]:
              "--encoding=UTF8", "--locale=C.UTF-8"],
             check=True, stdout=subprocess.DEVNULL,
         )
-        options = f"-c listen_addresses=127.0.0.1 -p {port} -k {sockets} -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
+        options = (f"-c listen_addresses=127.0.0.1 -p {port} -k {sockets} -c fsync=off -c synchronous_commit=off "
+                   "-c full_page_writes=off -c max_connections=200")
         subprocess.run(
             [*prefix, _pg_bin("pg_ctl"), "-D", str(data), "-o", options, "-l", str(root / "log"), "-w", "start"],
             check=True, stdout=subprocess.DEVNULL,

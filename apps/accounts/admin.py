@@ -1,8 +1,13 @@
 """People in admin (SPEC AD-1): who they are, whether they are staff, how much they keep here."""
 
+from __future__ import annotations
+
+from typing import Any
+
 from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
-from django.db.models import Count, Q
+from django.db.models import Count, Q, QuerySet
+from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
@@ -19,26 +24,26 @@ class UserAdmin(DjangoUserAdmin):
     ordering = ("username",)
     readonly_fields = ("last_login", "date_joined", "facts_link")
     fieldsets = (
-        *DjangoUserAdmin.fieldsets,
+        *DjangoUserAdmin.fieldsets,  # type: ignore[misc]  # Django's user admin has them
         (_("Memory"), {"fields": ("facts_link",)}),
     )
 
-    def get_queryset(self, request):
+    def get_queryset(self, request: HttpRequest) -> QuerySet[User]:
         # One query for the whole page instead of one count per row.
         return super().get_queryset(request).annotate(
             active_fact_count=Count("facts", filter=Q(facts__status="active")),
         )
 
     @admin.display(description=_("name"), ordering="last_name")
-    def full_name(self, obj):
+    def full_name(self, obj: User) -> str:
         return obj.get_full_name() or "—"
 
     @admin.display(description=_("active facts"), ordering="active_fact_count")
-    def active_facts(self, obj):
+    def active_facts(self, obj: Any) -> int:
         return obj.active_fact_count
 
     @admin.display(description=_("facts"))
-    def facts_link(self, obj):
+    def facts_link(self, obj: User) -> str:
         if obj.pk is None:
             return "—"
         url = reverse("admin:memory_fact_changelist") + f"?owner__id__exact={obj.pk}"

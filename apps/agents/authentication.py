@@ -1,16 +1,12 @@
 """Internal agents authenticate as confidential OAuth clients (client credentials), never with a shared key.
 
-DOT's ``OAuth2Authentication`` checks the bearer token (hashed storage,
-expiry, resource binding); this class then insists that the token was issued
-to a confidential client-credentials application that is an agent with a
-policy, to no user, and with the ``internal:agents`` scope (which the
-authorization server issues to nothing else, ``apps/oauth/scope_backend.py``):
-an assistant's token (public client, a person's consent) is never an agent's.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from oauth2_provider.contrib.rest_framework import OAuth2Authentication
@@ -18,6 +14,10 @@ from rest_framework.exceptions import AuthenticationFailed
 from rest_framework.permissions import BasePermission
 
 from apps.agents.models import AgentPolicy
+
+if TYPE_CHECKING:
+    from rest_framework.request import Request
+    from rest_framework.views import APIView
 
 CLIENT_CREDENTIALS = "client-credentials"
 
@@ -38,7 +38,7 @@ class Agent:
 class AgentAuthentication(OAuth2Authentication):
     www_authenticate_realm = "internal"
 
-    def authenticate(self, request):
+    def authenticate(self, request: Request) -> tuple[Agent, Any] | None:
         if "access_token" in request.query_params:
             raise AuthenticationFailed("a token in the query string is refused; send it in the Authorization header")
         result = super().authenticate(request)
@@ -62,5 +62,5 @@ class AgentAuthentication(OAuth2Authentication):
 
 
 class IsAgent(BasePermission):
-    def has_permission(self, request, view):
+    def has_permission(self, request: Request, view: APIView) -> bool:
         return isinstance(request.user, Agent)

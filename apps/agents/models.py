@@ -1,10 +1,6 @@
 """Internal agents: their policies and their runs' frozen grants (SPEC D-7, R-4).
 
-An agent is a confidential OAuth client (client credentials); its
-``AgentPolicy`` says, per resource type, which operations and which fields
-it may use. Starting a run freezes the policy's grant into a ``RunSnapshot``;
-every call of the run is then allowed what the snapshot ∩ the policy as it
-is now ∩ the internal audience cap allow.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations
@@ -54,7 +50,7 @@ def grant_field_patterns(fields: str) -> list[str]:
     return ["" if line == EVERY_FIELD else line for line in lines]
 
 
-def _resource_choices():
+def _resource_choices() -> list[tuple[str, str]]:
     return [(r.type, r.type) for r in registry.all()]
 
 
@@ -90,7 +86,7 @@ class AgentGrant(models.Model):
     def field_patterns(self) -> list[str]:
         return grant_field_patterns(self.fields)
 
-    def clean(self):
+    def clean(self) -> None:
         resource = registry.get(self.resource)
         if resource is None:
             raise ValidationError({"resource": _("Unknown resource type.")})
@@ -101,6 +97,7 @@ class AgentGrant(models.Model):
             raise ValidationError({"fields": str(exc)}) from None
 
 
+# SPEC D-7 (home)
 class RunSnapshot(models.Model):
     """One agent run and the grant frozen when it started (SPEC D-7)."""
 

@@ -1,11 +1,12 @@
 """The internal API as OpenAPI 3.1, generated from the resource declarations.
 
-Served at ``/internal/openapi.json``. Resource types, their filters and the
-error codes come from the same declarations and tables the code uses, so the
-document cannot drift from what the API accepts.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 
@@ -13,9 +14,12 @@ from apps.retrieval.layer.documents import PAGE_BYTES
 from apps.retrieval.layer.errors import STATUS
 from apps.retrieval.layer.parsing import CURSOR_MAX, QUERY_MAX, TOP_K_DEFAULT, TOP_K_MAX
 from apps.retrieval.layer.registry import registry
-from apps.retrieval.layer.searching import SEARCH_BYTES
+from apps.retrieval.layer.searching import RESULT_MAX_BYTES
 
-_FILTER_SCHEMAS = {
+if TYPE_CHECKING:
+    from apps.retrieval.layer.declarations import Filter
+
+_FILTER_SCHEMAS: dict[str, dict[str, Any]] = {
     "timestamp": {"type": "string", "format": "date-time", "description": "RFC 3339 with an offset"},
     "date": {"type": "string", "format": "date"},
     "string": {"type": "string", "minLength": 1, "maxLength": 200},
@@ -24,13 +28,13 @@ _FILTER_SCHEMAS = {
 }
 
 
-def _filter_schema(flt) -> dict:
+def _filter_schema(flt: Filter) -> dict[str, Any]:
     if flt.type == "enum":
         return {"type": "string", "enum": list(flt.choices)}
     return dict(_FILTER_SCHEMAS[flt.type])
 
 
-def _strict(properties: dict, required=()) -> dict:
+def _strict(properties: dict[str, Any], required: Iterable[str] = ()) -> dict[str, Any]:
     schema = {"type": "object", "additionalProperties": False, "properties": properties}
     if required:
         schema["required"] = list(required)
@@ -88,7 +92,7 @@ def schema() -> dict:
                 "Runs and the unified list/search/read layer. Every call is allowed what the run's "
                 "frozen grant, the agent's current policy and the internal audience cap all allow. "
                 f"Read answers are at most {PAGE_BYTES} bytes of JSON; longer records come as fragments "
-                f"with next_cursor. Search answers are at most {SEARCH_BYTES} bytes. Resource types: "
+                f"with next_cursor. Search answers are at most {RESULT_MAX_BYTES} bytes. Resource types: "
                 + ", ".join(types) + "."
             ),
         },

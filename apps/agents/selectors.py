@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.db.models import QuerySet
 
 from apps.agents.models import RunSnapshot, grant_field_patterns, grant_operations
 from apps.common import statements
@@ -25,18 +29,19 @@ class RunState:
     agent_id: int | None
     user_id: int
     audience: str
-    grant: object
-    ended_at: object
+    grant: Any
+    ended_at: datetime | None
     user_active: bool  # the person's account, as it is now
     policy_enabled: bool | None
-    policy_grants: dict  # resource → {"operations": [...], "fields": [...]}, as ``services.policy_grant`` reads it
+    # resource → {"operations": [...], "fields": [...]}, as ``services.policy_grant`` reads it
+    policy_grants: dict[str, dict[str, list[str]]]
 
 
-def _run_with_policy(run_id) -> object:
+def _run_with_policy(run_id: uuid.UUID) -> QuerySet[RunSnapshot, tuple[Any, ...]]:
     return RunSnapshot.objects.filter(run_id=run_id).order_by().values_list(*_RUN, *_USER, *_POLICY, *_GRANT)
 
 
-def run_state(run_id) -> RunState | None:
+def run_state(run_id: object) -> RunState | None:
     """The run ``run_id``, whether its person is active, its agent's current policy and grants (one SQL statement)."""
     try:
         run_id = run_id if isinstance(run_id, uuid.UUID) else uuid.UUID(str(run_id))
@@ -48,7 +53,7 @@ def run_state(run_id) -> RunState | None:
     if not rows:
         return None
     first = rows[0]
-    grants = {}
+    grants: dict[str, dict[str, list[str]]] = {}
     for row in rows:
         resource, can_list, can_read, can_search, fields = row[len(_RUN) + len(_USER) + len(_POLICY):]
         if resource is None:
@@ -57,5 +62,6 @@ def run_state(run_id) -> RunState | None:
             "operations": grant_operations(can_list=can_list, can_read=can_read, can_search=can_search),
             "fields": grant_field_patterns(fields),
         }
+    # The slice is exactly the leading fields of _RUN, in RunState's order.
     return RunState(*first[:len(_RUN)], user_active=first[len(_RUN)], policy_enabled=first[len(_RUN) + 1],
-                    policy_grants=grants)
+                    policy_grants=grants)  # type: ignore[misc]

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import uuid
+from collections.abc import Collection, Iterable
+from typing import Any, TypeVar
+
 from django.contrib.auth import get_user_model
 from django.db import transaction
+from django.db.models import Model
 
 from apps.agents import selectors
 from apps.agents.models import AgentGrant, AgentPolicy, RunSnapshot
@@ -11,6 +16,9 @@ from apps.common import clock
 from apps.retrieval.layer import Access, Grant, GrantInvalid, LayerError
 from apps.retrieval.layer.access import SnapshotInvalid, effective_grant
 from apps.retrieval.layer.audiences import INTERNAL
+
+RunT = TypeVar("RunT", RunSnapshot, selectors.RunState)
+RunId = uuid.UUID | str
 
 
 def policy_grant(policy: AgentPolicy | None) -> Grant:
@@ -27,7 +35,9 @@ def policy_grant(policy: AgentPolicy | None) -> Grant:
 
 
 @transaction.atomic
-def policy_create(*, agent_id: str, name: str, application, grants: dict[str, dict] | None = None) -> AgentPolicy:
+def policy_create(
+    *, agent_id: str, name: str, application: Model, grants: dict[str, dict[str, Any]] | None = None,
+) -> AgentPolicy:
     """``grants``: resource type → ``{"operations": [...], "fields": [...]}``."""
     policy = AgentPolicy.objects.create(agent_id=agent_id, name=name, application=application,
                                         updated_at=clock.now())
@@ -37,7 +47,9 @@ def policy_create(*, agent_id: str, name: str, application, grants: dict[str, di
 
 
 @transaction.atomic
-def policy_grant_set(*, policy: AgentPolicy, resource: str, operations, fields) -> AgentGrant | None:
+def policy_grant_set(
+    *, policy: AgentPolicy, resource: str, operations: Collection[str], fields: Collection[str],
+) -> AgentGrant | None:
     """Set (or, with no operations or no fields, remove) one type's grant. Takes effect on the next call."""
     AgentGrant.objects.filter(policy=policy, resource=resource).delete()
     AgentPolicy.objects.filter(pk=policy.pk).update(updated_at=clock.now())
@@ -67,7 +79,7 @@ def run_start(*, policy: AgentPolicy, user_id: int, thread_id: str) -> RunSnapsh
     )
 
 
-def _check(run, *, policy: AgentPolicy, thread_id: str) -> None:
+def _check(run: RunT | None, *, policy: AgentPolicy, thread_id: str) -> RunT:
     """The refusals of a run that is not the caller's live run (SPEC R-4): never an empty answer."""
     if run is None:
         raise LayerError("run_missing", "there is no such run; start one first")
@@ -77,26 +89,22 @@ def _check(run, *, policy: AgentPolicy, thread_id: str) -> None:
         raise LayerError("run_mismatch", "this run belongs to another thread", pointer="/thread_id")
     if run.ended_at is not None:
         raise LayerError("run_ended", "this run has ended; start a new one")
-
-
-def _run(*, policy: AgentPolicy, run_id, thread_id: str, lock: bool = False) -> RunSnapshot:
-    """The caller's live run, or the refusal."""
-    runs = RunSnapshot.objects.select_related("agent")
-    run = (runs.select_for_update(of=("self",)) if lock else runs).filter(run_id=run_id).first()
-    _check(run, policy=policy, thread_id=thread_id)
     return run
 
 
-def run_access(*, policy: AgentPolicy, run_id, thread_id: str) -> Access:
+def _run(*, policy: AgentPolicy, run_id: RunId, thread_id: str, lock: bool = False) -> RunSnapshot:
+    """The caller's live run, or the refusal."""
+    runs = RunSnapshot.objects.select_related("agent")
+    run = (runs.select_for_update(of=("self",)) if lock else runs).filter(run_id=run_id).first()
+    return _check(run, policy=policy, thread_id=thread_id)
+
+
+def run_access(*, policy: AgentPolicy, run_id: RunId, thread_id: str) -> Access:
     """What this call of the run may do: snapshot ∩ current policy (∩ the internal cap, in the layer).
 
-    Computed afresh on every call from one read of the run, its person's
-    account, its agent's policy and the policy's grants
-    (``selectors.run_state``): an ended run, a deactivated person, a disabled
-    policy or a narrowed grant counts on the very next call.
+    Read afresh on every call, so an ended run, a disabled policy or a narrowed grant counts at once.
     """
-    run = selectors.run_state(run_id)
-    _check(run, policy=policy, thread_id=thread_id)
+    run = _check(selectors.run_state(run_id), policy=policy, thread_id=thread_id)
     if not run.user_active:
         # A run reads for one person; once their account is deactivated it reads nothing more of it,
         # as their assistants' tokens stop on the next request (docs/mcp.md).
@@ -114,7 +122,7 @@ def run_access(*, policy: AgentPolicy, run_id, thread_id: str) -> Access:
 
 
 @transaction.atomic
-def run_end(*, policy: AgentPolicy, run_id, thread_id: str) -> RunSnapshot:
+def run_end(*, policy: AgentPolicy, run_id: RunId, thread_id: str) -> RunSnapshot:
     run = _run(policy=policy, run_id=run_id, thread_id=thread_id, lock=True)
     run.ended_at = clock.now()
     run.save(update_fields=["ended_at"])
@@ -122,6 +130,6 @@ def run_end(*, policy: AgentPolicy, run_id, thread_id: str) -> RunSnapshot:
 
 
 @transaction.atomic
-def runs_end(*, runs) -> int:
+def runs_end(*, runs: Iterable[RunSnapshot]) -> int:
     """End runs from admin, whoever started them."""
     return RunSnapshot.objects.filter(pk__in=[r.pk for r in runs], ended_at=None).update(ended_at=clock.now())

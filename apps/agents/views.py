@@ -1,12 +1,11 @@
 """The internal API (SPEC R-2 … R-4): start a run, list / search / read within it, end it.
 
-Views parse, call one service or the layer, answer. Bodies are JSON parsed
-strictly by the layer (duplicate keys, unknown keys, ``null`` … refused with
-a code and a JSON Pointer); answers are serialized by the layer too, so the
-byte budgets it enforces are the bytes sent.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from django.http import HttpResponse, QueryDict
 from rest_framework.parsers import BaseParser
@@ -18,10 +17,15 @@ from apps.retrieval.layer import LayerError, handle
 from apps.retrieval.layer.documents import encode
 from apps.retrieval.layer.parsing import expect_object, expect_string, loads
 
+if TYPE_CHECKING:
+    from rest_framework.request import Request
+
+    from apps.agents.models import RunSnapshot
+
 THREAD_MAX = 200
 
 
-def _json(payload, status: int = 200) -> HttpResponse:
+def _json(payload: object, status: int = 200) -> HttpResponse:
     return HttpResponse(encode(payload), status=status, content_type="application/json")
 
 
@@ -29,7 +33,7 @@ def _error(error: LayerError) -> HttpResponse:
     return _json({"error": error.as_dict()}, status=error.http_status)
 
 
-def _run_json(run) -> dict:
+def _run_json(run: RunSnapshot) -> dict[str, Any]:
     return {
         "run_id": str(run.run_id),
         "thread_id": run.thread_id,
@@ -43,14 +47,11 @@ def _run_json(run) -> dict:
 
 
 class UnparsedBody(BaseParser):
-    """DRF must not parse bodies (its JSON parser accepts duplicate keys): the layer does, strictly.
-
-    Authentication looks at ``request.POST`` for a body token; it finds none here.
-    """
+    """DRF must not parse bodies (its JSON parser accepts duplicate keys): the layer does, strictly."""
 
     media_type = "*/*"
 
-    def parse(self, stream, media_type=None, parser_context=None):
+    def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> QueryDict:
         return QueryDict()
 
 
@@ -59,7 +60,7 @@ class AgentAPIView(APIView):
     permission_classes = [IsAgent]
     parser_classes = [UnparsedBody]
 
-    def body(self, request) -> dict:
+    def body(self, request: Request) -> dict[str, Any]:
         content_type = request.content_type.split(";")[0].strip().lower()
         if content_type != "application/json":
             raise LayerError("unsupported_media_type", "send the body as application/json", pointer="")
@@ -76,43 +77,52 @@ class AgentAPIView(APIView):
             raise LayerError("null_not_allowed", "null is not a value", pointer="/thread_id")
         return expect_string(body.pop("thread_id"), "/thread_id", max_length=THREAD_MAX)
 
-    def handle_exception(self, exc):
+    def handle_exception(self, exc: Exception) -> Any:
         if isinstance(exc, LayerError):
             return _error(exc)
         return super().handle_exception(exc)
 
 
 class RunStartView(AgentAPIView):
-    def post(self, request):
+    def post(self, request: Request) -> HttpResponse:
         body = self.body(request)
         thread_id = self.thread(body)
         expect_object(body, "", required=("user",))
         user = body["user"]
         if isinstance(user, bool) or not isinstance(user, int) or user < 1:
             raise LayerError("invalid_type", "expected a user id (a positive integer)", pointer="/user")
-        run = services.run_start(policy=request.user.policy, user_id=user, thread_id=thread_id)
+        run = services.run_start(
+            policy=request.user.policy,  # type: ignore[union-attr]  # an Agent (IsAgent)
+            user_id=user, thread_id=thread_id,
+        )
         return _json(_run_json(run), status=201)
 
 
 class RunOperationView(AgentAPIView):
     operation = ""  # "list" | "search" | "read"
 
-    def post(self, request, run_id):
+    def post(self, request: Request, run_id: str) -> HttpResponse:
         body = self.body(request)
         thread_id = self.thread(body)
-        access = services.run_access(policy=request.user.policy, run_id=run_id, thread_id=thread_id)
+        access = services.run_access(
+            policy=request.user.policy,  # type: ignore[union-attr]  # an Agent (IsAgent)
+            run_id=run_id, thread_id=thread_id,
+        )
         return _json(handle(access, self.operation, body))
 
 
 class RunEndView(AgentAPIView):
-    def post(self, request, run_id):
+    def post(self, request: Request, run_id: str) -> HttpResponse:
         body = self.body(request)
         thread_id = self.thread(body)
         expect_object(body, "")
-        run = services.run_end(policy=request.user.policy, run_id=run_id, thread_id=thread_id)
+        run = services.run_end(
+            policy=request.user.policy,  # type: ignore[union-attr]  # an Agent (IsAgent)
+            run_id=run_id, thread_id=thread_id,
+        )
         return _json(_run_json(run))
 
 
 class OpenAPIView(AgentAPIView):
-    def get(self, request):
+    def get(self, request: Request) -> HttpResponse:
         return _json(openapi.schema())

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 from ipaddress import ip_address
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 
+if TYPE_CHECKING:
+    from django.http import HttpRequest
 
-def client_ip(request) -> str:
+
+def client_ip(request: HttpRequest) -> str:
     """The caller's address: ``REMOTE_ADDR``, or the entry our own proxies added to X-Forwarded-For.
 
-    Only the last ``TRUSTED_PROXY_COUNT`` entries were written by proxies we
-    run; anything left of them is whatever the client chose to send.
-    ``"unknown"`` when there is none (a request made in-process).
+    Only the last ``TRUSTED_PROXY_COUNT`` entries are trusted; ``"unknown"`` when there is none.
     """
     trusted = settings.TRUSTED_PROXY_COUNT
     if trusted > 0:
@@ -22,12 +24,10 @@ def client_ip(request) -> str:
     return request.META.get("REMOTE_ADDR", "") or "unknown"
 
 
-def client_ip_address(request) -> str | None:
-    """``client_ip`` when it is an IPv4 or IPv6 address, else ``None`` (django-axes' ``AXES_CLIENT_IP_CALLABLE``).
+def client_ip_address(request: HttpRequest) -> str | None:
+    """``client_ip`` when it is an IP address, else ``None`` (django-axes' ``AXES_CLIENT_IP_CALLABLE``).
 
-    Login attempts are stored with the address in an IP column (PostgreSQL's
-    ``inet``): "unknown", or whatever a misconfigured proxy passed on, must
-    not make a login a database error.
+    Login attempts store it in an IP column: anything else must not make a login a database error.
     """
     address = client_ip(request)
     try:

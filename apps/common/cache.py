@@ -1,17 +1,12 @@
 """Django's Redis cache backend, with one Redis client per connection pool.
 
-Django's ``RedisCacheClient`` builds a new ``redis.Redis`` object for every
-command (the pool behind it is shared); building it costs more CPU than the
-command's round trip, and /mcp issues a command on every call
-(docs/performance.md). A ``redis.Redis`` client is thread-safe — each command
-takes a connection from the pool — so one per pool serves every thread.
-Configured as the cache ``BACKEND`` (``config/settings.py``); behaviour is
-otherwise Django's own.
+Design notes: docs/performance.md (How the hot paths are built).
 """
 
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 from django.core.cache.backends.redis import RedisCache as DjangoRedisCache
 from django.core.cache.backends.redis import RedisCacheClient
@@ -26,12 +21,12 @@ except ImportError:  # no Redis client installed: only local caches
 
 
 class _ClientPerPool(RedisCacheClient):
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._clients: dict[int, object] = {}
         self._lock = threading.Lock()
 
-    def get_client(self, key=None, *, write=False):
+    def get_client(self, key: Any = None, *, write: bool = False) -> Any:
         index = self._get_connection_pool_index(write)
         client = self._clients.get(index)
         if client is None:
@@ -45,6 +40,6 @@ class _ClientPerPool(RedisCacheClient):
 
 
 class RedisCache(DjangoRedisCache):
-    def __init__(self, server, params):
+    def __init__(self, server: str, params: dict[str, Any]) -> None:
         super().__init__(server, params)
         self._class = _ClientPerPool

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime, timedelta
 
@@ -15,7 +16,7 @@ def now() -> datetime:
 
 
 @contextmanager
-def frozen_at(moment: datetime):
+def frozen_at(moment: datetime) -> Iterator[None]:
     """Make ``now()`` answer ``moment`` inside the block (tests only)."""
     global _frozen
     previous, _frozen = _frozen, moment

@@ -1,8 +1,6 @@
 """Where an assistant sends people back to, as the person's pages name it (SPEC A-7).
 
-For https and loopback http the host (with its port); for a native app's
-private-use scheme the scheme too, so ``cursor://anysphere.cursor-mcp`` never
-reads like a web site.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations

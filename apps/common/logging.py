@@ -29,11 +29,7 @@ _DECODE_ROUNDS = 4  # a name encoded more often than this is redacted anyway (se
 
 
 def _decoded(text: str) -> str:
-    """``text`` percent-decoded (``+`` as a space) as often as it changes, as a server decoding it again would.
-
-    Still-encoded text after the last round keeps a ``%`` and so never
-    matches a plain secret name: ``_query_pair`` redacts such a pair whole.
-    """
+    """``text`` percent-decoded (``+`` as a space) until it stops changing, as a server decoding it again would."""
     for _ in range(_DECODE_ROUNDS):
         plain = unquote_plus(text)
         if plain == text:
@@ -45,12 +41,7 @@ def _decoded(text: str) -> str:
 def _query_pair(match: re.Match) -> str:
     """Redact one query pair by its *decoded* name (SPEC A-4): ``access%5Ftoken=…`` is ``access_token=…``.
 
-    Django decodes a query's names before a view looks at them, so
-    ``?%61ccess_token=`` is refused as a token in the URL — and the access
-    log, which writes the request line as sent, must not show its value
-    either. A name that decodes to one holding a secret (an encoded ``=``)
-    or that is still encoded after every round goes whole; a value holding a
-    secret's assignment (a URL with a code inside ``next``) goes too.
+    A name still encoded after every round, or a value holding a secret's assignment, goes whole.
     """
     name, equals, value = match.groups()
     plain_name = _decoded(name)

@@ -1,29 +1,29 @@
 """A bounded, thread-safe map kept per process: what a hot path computed once and may reuse.
 
-Only for values that are pure functions of their key (a digest, or change
-stamps read from the database in the same statement), so an entry is never
-stale, only forgotten: the oldest goes first when the map is full.
+Design notes: docs/performance.md (How the hot paths are built).
 """
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Hashable
 from typing import Any
 
 
 class BoundedMemo:
-    def __init__(self, size: int):
-        self.size, self.entries, self.lock = size, OrderedDict(), threading.Lock()
+    def __init__(self, size: int) -> None:
+        self.size, self.lock = size, threading.Lock()
+        self.entries: OrderedDict[Any, Any] = OrderedDict()
 
-    def get(self, key) -> Any:
+    def get(self, key: Hashable) -> Any:
         with self.lock:
             value = self.entries.get(key)
             if value is not None:
                 self.entries.move_to_end(key)
             return value
 
-    def put(self, key, value) -> None:
+    def put(self, key: Hashable, value: Any) -> None:
         with self.lock:
             self.entries[key] = value
             self.entries.move_to_end(key)

@@ -1,18 +1,6 @@
 """Statements the ORM compiles once and the hot paths run on every call.
 
-Compiling a queryset or an insert costs Django more CPU than the database
-spends running it, and /mcp and the resource layer run a few on every call
-(docs/performance.md). The SQL still comes from the models and querysets —
-nothing here is written by hand — and every run reads or writes the database
-afresh: only the text of the statement is kept, per database alias.
-
-A read is built once by ordinary ORM code with *stand-ins* — values no real
-row can have — in place of the call's values, compiled, and then run with
-each call's values bound where the stand-ins were. When the compiled form
-does not carry each stand-in exactly once as a parameter (a queryset that
-folds or repeats a value), or the database cannot take it (a list of ids as
-one parameter, ``AnyOf``, outside PostgreSQL), ``rows`` answers ``None`` and
-the caller runs its queryset as usual.
+Design notes: docs/performance.md (How the hot paths are built).
 """
 
 from __future__ import annotations
@@ -21,13 +9,16 @@ import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from django.core.exceptions import EmptyResultSet
 from django.db import NotSupportedError, connections, router
 from django.db.backends.utils import CursorDebugWrapper, CursorWrapper
-from django.db.models import Lookup, Model, QuerySet
+from django.db.models import Field, Lookup, Model, QuerySet
 from django.db.models.sql import InsertQuery
+
+if TYPE_CHECKING:
+    from django.db.backends.base.base import BaseDatabaseWrapper
 
 # Values no row can hold: ids far below any sequence, a UUID no generator issues, text with a NUL.
 _INT_STAND_INS = tuple(-(2**62) - n for n in range(1, 9))
@@ -39,14 +30,13 @@ _INTS_STAND_IN = (-(2**62) - 100,)  # bound as a list: ids no row has
 class AnyOf(Lookup):
     """``lhs = ANY(rhs)`` for a list bound as one array parameter (PostgreSQL only).
 
-    ``field IN (…)`` has a placeholder per value, so its text changes with
-    their number and could never be compiled once; this text does not.
+    Unlike ``IN (…)``, its text does not change with the number of values, so it can be compiled once.
     """
 
     lookup_name = "any_of"
     prepare_rhs = False
 
-    def as_sql(self, compiler, connection):
+    def as_sql(self, compiler: Any, connection: BaseDatabaseWrapper) -> tuple[str, Any]:
         if connection.vendor != "postgresql":
             raise NotSupportedError("AnyOf binds an array, which only PostgreSQL takes")
         lhs, lhs_params = self.process_lhs(compiler, connection)
@@ -54,15 +44,11 @@ class AnyOf(Lookup):
         return f"{lhs} = ANY({rhs})", [*lhs_params, *rhs_params]
 
 
-def rows(model: type[Model], build: Callable[..., QuerySet], kinds: tuple[str, ...], *values,
+def rows(model: type[Model], build: Callable[..., QuerySet], kinds: tuple[str, ...], *values: Any,
          by_key: bool = False) -> list[tuple] | None:
     """``list(build(*values))`` for a ``values_list`` queryset, from SQL compiled once.
 
-    ``kinds`` names each value's kind (``"int"``, ``"str"``, ``"uuid"``, or
-    ``"ints"``: a list of ints, for ``AnyOf``);
-    ``build`` must be a module-level function (it keys the compiled statement).
-    ``by_key``: the values select by a unique key, so one plan serves them all
-    and PostgreSQL may keep it (``prepared_cursor``).
+    ``kinds``: each value's kind (``int``, ``str``, ``uuid``, ``ints``); ``by_key``: one plan serves every value.
     """
     alias = router.db_for_read(model)
     found = compiled(build, kinds, alias)
@@ -85,13 +71,15 @@ def constant_sql(model: type[Model], build: Callable[[], QuerySet]) -> tuple[str
     return found.sql, found.params
 
 
-def bound(model: type[Model], build: Callable[..., QuerySet], kinds: tuple[str, ...], *values) -> tuple[str, list] | None:
+def bound(
+    model: type[Model], build: Callable[..., QuerySet], kinds: tuple[str, ...], *values: Any
+) -> tuple[str, list] | None:
     """The SQL and parameters of ``build(*values)``, compiled once, to run inside another statement."""
     found = compiled(build, kinds, router.db_for_read(model))
     return None if found is None else (found.sql, found.bind(values))
 
 
-def converted(values: Sequence, converters: dict, connection) -> tuple:
+def converted(values: Sequence, converters: dict, connection: BaseDatabaseWrapper) -> tuple:
     """One fetched row as the ORM would load it (``compiler.get_converters``: JSON text, SQLite datetimes …)."""
     row = list(values)
     for index, (functions, expression) in converters.items():
@@ -101,23 +89,10 @@ def converted(values: Sequence, converters: dict, connection) -> tuple:
 
 
 @contextmanager
-def prepared_cursor(connection) -> Iterator:
-    """A cursor for a statement run on every call whose best plan never depends on the values: planned once.
+def prepared_cursor(connection: Any) -> Iterator:
+    """A cursor for a statement whose best plan never depends on the values: PostgreSQL plans it once.
 
-    For statements whose text never varies (compiled once, as above) and
-    whose plan is the same whatever the values — a lookup by a unique key,
-    an INSERT — on a PostgreSQL connection that allows it
-    (``prepare_threshold`` in the database's OPTIONS, set only for
-    connections that persist, config/settings.py). They then run through
-    psycopg's server-side binding, which prepares a statement the fifth time
-    it runs; PostgreSQL from then on only binds and executes it (the /mcp
-    admission statement: 0.24 → 0.06 ms of PostgreSQL's CPU). Not for reads
-    whose best plan depends on how many rows a value selects: a plan
-    PostgreSQL keeps for every owner, made for the many owners of a few
-    facts, read all 10,000 facts of a large one (docs/performance.md).
-    Django's own cursors bind on the client and never prepare. Elsewhere this
-    is Django's usual cursor. Either way the cursor is Django's wrapper:
-    errors are Django's, and tests count the statements.
+    Only where ``prepare_threshold`` is set (persistent connections), else Django's cursor; docs/performance.md.
     """
     # As Django opens a cursor (BaseDatabaseWrapper._cursor): health check, connection, wrapper.
     connection.close_if_health_check_failed()
@@ -141,7 +116,7 @@ def prepared_cursor(connection) -> Iterator:
 class _LoggedAsWritten(CursorDebugWrapper):
     """Django's query log, with each statement as written: once prepared, psycopg keeps no text for Django to read."""
 
-    def execute(self, sql, params=None):
+    def execute(self, sql: Any, params: Any = None) -> Any:
         with self.debug_sql(sql, params):
             return CursorWrapper.execute(self, sql, params)
 
@@ -180,7 +155,7 @@ def _stand_ins(kinds: tuple[str, ...]) -> list:
             list(_INTS_STAND_IN) if kind == "ints" else next(ints) for kind in kinds]
 
 
-def _same(param, stand_in) -> bool:
+def _same(param: object, stand_in: object) -> bool:
     if isinstance(stand_in, uuid.UUID):
         return param == stand_in or param == stand_in.hex or param == str(stand_in)
     return type(param) is type(stand_in) and param == stand_in
@@ -189,7 +164,8 @@ def _same(param, stand_in) -> bool:
 @lru_cache(maxsize=64)
 def compiled(build: Callable[..., QuerySet], kinds: tuple[str, ...], alias: str) -> Compiled | None:
     """``build(*stand_ins)`` compiled for ``alias``; ``None`` when a stand-in is not exactly one parameter
-    or the database cannot take the statement."""
+    or the database cannot take the statement.
+    """
     stand_ins = _stand_ins(kinds)
     compiler = build(*stand_ins).using(alias).query.get_compiler(alias)
     try:
@@ -209,13 +185,13 @@ def compiled(build: Callable[..., QuerySet], kinds: tuple[str, ...], alias: str)
 def insert(model: type[Model], values: dict[str, Any]) -> None:
     """``model.objects.create(**values)`` without compiling the statement or building the instance.
 
-    ``values`` must name every column the row needs (no defaults are filled
-    in); each value is prepared by its field exactly as a save would do it.
+    ``values`` must name every column the row needs; each is prepared by its field as a save would.
     """
     alias = router.db_for_write(model)
     connection = connections[alias]
     names = tuple(values)
-    params = [model._meta.get_field(name).get_db_prep_save(values[name], connection) for name in names]
+    fields = [cast(Field, model._meta.get_field(name)) for name in names]  # columns, never reverse relations
+    params = [field.get_db_prep_save(values[name], connection) for field, name in zip(fields, names, strict=True)]
     with prepared_cursor(connection) as cursor:
         cursor.execute(_insert_sql(model, names, alias), params)
 
@@ -223,6 +199,6 @@ def insert(model: type[Model], values: dict[str, Any]) -> None:
 @lru_cache(maxsize=32)
 def _insert_sql(model: type[Model], names: tuple[str, ...], alias: str) -> str:
     query = InsertQuery(model)
-    query.insert_values([model._meta.get_field(name) for name in names], [model()])
+    query.insert_values([cast(Field, model._meta.get_field(name)) for name in names], [model()])
     [(sql, _)] = query.get_compiler(using=alias).as_sql()
     return sql

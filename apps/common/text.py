@@ -1,10 +1,6 @@
 """Text that JSON can carry but no database stores: the one rule, for every caller that takes text.
 
-A JSON string may hold a NUL (``\\u0000``) or a lone surrogate (``\\ud800``).
-PostgreSQL refuses NUL in text while SQLite stores it, so the same request
-would behave differently per database; a lone surrogate has no UTF-8 form, so
-neither can store or even send it. Callers refuse such text as a bad argument
-up front rather than failing later, deep in a query, as an internal error.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations

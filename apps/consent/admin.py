@@ -1,9 +1,9 @@
 """Admin for connections, shares and access history (SPEC AD-1).
 
-Read-only: these rows change only through ``apps.consent.services``. Staff
-may revoke connections, which goes through ``connection_revoke`` like the
-person's own page (SPEC C-7). Proposals have their own admin module.
+Also SPEC C-7. Design notes: docs/design.md.
 """
+
+from typing import ClassVar
 
 from django.contrib import admin
 from django.contrib.auth import get_user_model
@@ -17,7 +17,7 @@ USERNAME = f"user__{get_user_model().USERNAME_FIELD}"
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
-    fields: tuple = ()
+    fields: ClassVar[tuple[str, ...]] = ()
 
     def has_add_permission(self, request):
         return False
@@ -108,4 +108,4 @@ class AccessEventAdmin(ReadOnlyAdmin):
         return False
 
 
-from apps.consent import admin_proposals  # noqa: E402, F401  (the Proposal admin)
+from apps.consent import admin_proposals  # noqa: E402, F401  (registers the Proposal admin)

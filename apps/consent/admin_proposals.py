@@ -1,5 +1,7 @@
 """Proposals in Django admin (SPEC AD-1): inspect, and expire on request. Writes go through services."""
 
+from typing import TYPE_CHECKING
+
 from django.contrib import admin, messages
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
@@ -9,10 +11,14 @@ from apps.common import clock
 from apps.consent.models import Proposal
 from apps.consent.services import proposal_expire, proposal_expire_due
 
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
+
 
 class StatusNowFilter(admin.SimpleListFilter):
     """The status as of now, as the list shows it: a pending proposal past its expiry is expired
-    before the hourly sweep records it (SPEC J-2)."""
+    before the hourly sweep records it (SPEC J-2).
+    """
 
     title = _("status")
     parameter_name = "status"
@@ -56,7 +62,7 @@ class ProposalAdmin(admin.ModelAdmin):
         return request.user.has_perm("consent.change_proposal")
 
     @admin.display(description=_("status"), ordering="status")
-    def shown_status(self, obj: Proposal) -> str:
+    def shown_status(self, obj: Proposal) -> "StrOrPromise":
         return Proposal.Status(obj.status_at(clock.now())).label
 
     @admin.action(description=_("Expire the selected pending proposals"), permissions=["expire"])

@@ -1,12 +1,6 @@
 """The demo person at real sizes (SPEC W-6): connected assistants, shares, suggestions and access history.
 
-``manage.py seed_demo … --assistants N --suggestions N`` (or ``--at-scale``)
-builds on the demo facts: N connected assistants, each sharing a
-deterministic part of the shareable facts; suggestions from the first one —
-up to 100 waiting (the pending cap of SPEC P-8), the rest already ignored —
-and a history of what the first one was sent. Deterministic and idempotent:
-running it again with the same arguments adds nothing. Every write goes
-through the consent services.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations
@@ -17,7 +11,7 @@ from django.db import transaction
 from oauth2_provider.models import get_application_model
 
 from apps.consent.models import AccessEvent, Connection, Proposal
-from apps.consent.selectors import shareable_facts
+from apps.consent.selectors.visibility import shareable_facts
 from apps.consent.services import (
     ProposalError,
     access_event_record,

@@ -3,14 +3,37 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any, cast
 
 from django import forms
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
+from apps.common.i18n import once_per_catalog
 from apps.consent import scopes as scope_rules
 from apps.memory.models import Category, Certainty
 from apps.memory.models.facts import EVIDENCE_MAX, LABEL_MAX, VALUE_MAX
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
+
+    from apps.consent.models import Connection
+
+
+@once_per_catalog
+def category_choices() -> tuple[tuple[str, str], ...]:
+    """The categories with their names in the active language, translated once per language.
+
+    Pages at real size hold an edit form per fact and per suggestion (SPEC W-6):
+    translating every option of each again was a visible part of their time.
+    """
+    return tuple((code, str(label)) for code, label in Category.choices)
+
+
+@once_per_catalog
+def certainty_choices() -> tuple[tuple[str, str], ...]:
+    return tuple((code, str(label)) for code, label in Certainty.choices)
 
 
 def _one_line(text: str) -> str:
@@ -22,13 +45,13 @@ def _one_line(text: str) -> str:
 class FactFields(forms.Form):
     """The content of a fact, as the person types it (SPEC D-1)."""
 
-    category = forms.ChoiceField(label=_("Category"), choices=Category.choices)
+    category = forms.ChoiceField(label=_("Category"), choices=category_choices)
     label = forms.CharField(label=_("Label"), max_length=LABEL_MAX)
     value = forms.CharField(label=_("Value"), max_length=VALUE_MAX,
                             widget=forms.Textarea(attrs={"rows": 2}))
     evidence = forms.CharField(label=_("Note to yourself (never shown to assistants)"),
                                max_length=EVIDENCE_MAX, required=False)
-    certainty = forms.ChoiceField(label=_("Certainty"), choices=Certainty.choices, initial=Certainty.CONFIRMED)
+    certainty = forms.ChoiceField(label=_("Certainty"), choices=certainty_choices, initial=Certainty.CONFIRMED)
 
     def clean_evidence(self):
         return _one_line(self.cleaned_data["evidence"])
@@ -109,8 +132,7 @@ class SeenVersionsField(forms.MultipleChoiceField):
 class FactFilterForm(forms.Form):
     """What a list of facts shows: one category, words in the label or value, a sharing state (SPEC W-6).
 
-    Anything it does not understand shows the whole list rather than an error:
-    it only narrows what is shown, and links get old or mistyped.
+    Anything it does not understand shows the whole list: it only narrows, and links get old or mistyped.
     """
 
     STATES = {"shared": _("Shared"), "not_shared": _("Not shared"), "changed": _("Changed since shared")}
@@ -119,11 +141,16 @@ class FactFilterForm(forms.Form):
     q = forms.CharField(label=_("Words"), max_length=100, required=False)
     state = forms.ChoiceField(label=_("Sharing"), required=False)
 
-    def __init__(self, *args, categories=None, states=STATES, **kwargs):
+    def __init__(
+        self, *args: Any, categories: Iterable[str] | None = None, states: Mapping[str, StrOrPromise] = STATES,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(*args, **kwargs)
         codes = Category.values if categories is None else categories
-        self.fields["category"].choices = [("", _("All categories")), *((c, Category(c).label) for c in codes)]
-        self.fields["state"].choices = [("", _("Shared or not")), *states.items()]
+        cast(forms.ChoiceField, self.fields["category"]).choices = [
+            ("", _("All categories")), *((c, Category(c).label) for c in codes)
+        ]
+        cast(forms.ChoiceField, self.fields["state"]).choices = [("", _("Shared or not")), *states.items()]
 
     def values(self) -> dict[str, str]:
         """The filter as given, each invalid part left out."""
@@ -133,14 +160,9 @@ class FactFilterForm(forms.Form):
 
 
 class ShareForm(forms.Form):
-    """Share the ticked facts, each at its current version (SPEC D-4).
+    """Share the ticked facts, each at the version the page showed (SPEC D-4, C-2).
 
-    The page sends ``seen`` too — each offered fact at the version it showed —
-    so a fact that changed after the page was loaded is not shared unseen
-    (SPEC C-2), and only the facts it showed change: the sharing list is paged
-    and filtered, so one page never posts every fact. A form without ``seen``
-    (a script posting ``share``) shares exactly what it sends.
-    ``action`` is the button pressed: save, or keep the ticks and show other facts.
+    ``seen`` holds the versions shown; a form without it shares exactly what it sends. ``action``: the button.
     """
 
     ACTIONS = ("save", "filter", "all", "none", "discard")
@@ -168,12 +190,12 @@ class NarrowForm(forms.Form):
     scopes = forms.MultipleChoiceField(required=False)
     categories = forms.MultipleChoiceField(required=False)
 
-    def __init__(self, *args, connection, **kwargs):
+    def __init__(self, *args: Any, connection: Connection, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["scopes"].choices = [
+        cast(forms.MultipleChoiceField, self.fields["scopes"]).choices = [
             (name, scope_rules.DESCRIPTIONS.get(name, name)) for name in connection.scopes
         ]
-        self.fields["categories"].choices = [
+        cast(forms.MultipleChoiceField, self.fields["categories"]).choices = [
             (code, Category(code).label) for code in connection.categories if code in Category.values
         ]
 
@@ -187,7 +209,7 @@ class ProposalConfirmForm(forms.Form):
 class ProposalEditForm(ProposalConfirmForm):
     """The person's wording of a proposal; blank keeps the assistant's (or, for an update, the fact's)."""
 
-    category = forms.ChoiceField(label=_("Category"), choices=[("", "—"), *Category.choices], required=False)
+    category = forms.ChoiceField(label=_("Category"), choices=lambda: [("", "—"), *category_choices()], required=False)
     label = forms.CharField(label=_("Label"), max_length=LABEL_MAX, required=False)
     value = forms.CharField(label=_("Value"), max_length=VALUE_MAX, required=False,
                             widget=forms.Textarea(attrs={"rows": 2}))

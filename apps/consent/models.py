@@ -9,6 +9,7 @@ from apps.memory.models import Category, Fact
 from apps.memory.models.facts import EVIDENCE_MAX, LABEL_MAX, VALUE_MAX
 
 
+# SPEC D-3 (home)
 class Connection(models.Model):
     """One user's consent for one assistant (an OAuth client): a "connected assistant"."""
 
@@ -39,7 +40,8 @@ class Connection(models.Model):
         return self.revoked_at is None
 
 
-class FactShare(models.Model):
+# SPEC D-4 (home)
+class FactShare(models.Model):  # noqa: DJ008 - its admin shows it by its columns
     """The user confirmed this fact, at this version, for this connection (SPEC D-4)."""
 
     connection = models.ForeignKey(Connection, on_delete=models.CASCADE, related_name="shares")
@@ -56,6 +58,7 @@ class FactShare(models.Model):
         ]
 
 
+# SPEC D-5 (home)
 class Proposal(models.Model):
     """A memory an assistant suggested; nothing changes until the user confirms (SPEC D-5, P-7)."""
 
@@ -122,7 +125,8 @@ class Proposal(models.Model):
         return self.status
 
 
-class AccessEvent(models.Model):
+# SPEC D-8 (home)
+class AccessEvent(models.Model):  # noqa: DJ008 - its admin shows it by its columns
     """Which facts (id and version) a connection was sent, by which tool, when (SPEC D-8)."""
 
     connection = models.ForeignKey(Connection, on_delete=models.CASCADE, related_name="access_events")

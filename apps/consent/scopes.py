@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.utils.translation import gettext_lazy as _
 
+# SPEC A-5 (home)
 PROFILE_READ = "profile:read"
 PROFILE_PROPOSE = "profile:propose"
 PROFILE_CORRECT = "profile:correct"

@@ -6,6 +6,7 @@ from apps.consent.views import assistants, export, facts, proposals
 
 app_name = "consent"
 
+# SPEC I-5 (home)
 urlpatterns = [
     path("me/facts/", facts.FactsView.as_view(), name="facts"),
     path("me/facts/add/", facts.FactAddView.as_view(), name="fact-add"),

@@ -1,18 +1,6 @@
 """Whether /mcp serves a request at all, decided before the MCP server sees it.
 
-In this order: the service is open (SPEC M-10) → no token in the query
-string (A-4, A-8) → the Origin is ours or loopback (DNS-rebinding defence) →
-a valid Bearer token bound to /mcp (A-1, A-6, A-8; session cookies are never
-looked at) → POST with a JSON body of sane size (M-8) → the token's effective
-scopes allow the tool or resource the JSON-RPC message asks for (A-8, C-6).
-
-Each check answers a ``Refusal`` value or lets the request through. Nothing
-is cached between requests: permission is re-read every time (C-6, C-7).
-
-A ``tools/call`` or ``resources/read`` that passes every check needing no
-database is admitted inside the call's own unit of database work
-(``Deferred``) rather than in a unit of its own; the checks, their order and
-their answers are the same.
+Also SPEC A-1, A-4, A-6, C-6, C-7. Design notes: docs/design.md.
 """
 
 from __future__ import annotations
@@ -26,6 +14,8 @@ from django.conf import settings
 from django.db import DatabaseError, connections, router
 from django.http import HttpRequest
 
+from apps.common.statements import constant_sql, prepared_cursor
+from apps.consent.models import Connection
 from apps.mcp_server import catalog
 from apps.mcp_server.errors import (
     RPC_FORBIDDEN,
@@ -34,8 +24,6 @@ from apps.mcp_server.errors import (
     RPC_UNAVAILABLE,
     Refusal,
 )
-from apps.common.statements import constant_sql, prepared_cursor
-from apps.consent.models import Connection
 from apps.oauth.bearer import BearerGrant, grant_from_row, grant_statement
 from apps.ops.models import ServiceStatus
 from apps.ops.selectors import service_state_query, service_status
@@ -47,6 +35,7 @@ MAX_BODY_BYTES = 64 * 1024  # the largest legitimate call is a few KiB (SPEC P-2
 _CLOSED_MESSAGE = "The assistant service is not available right now."
 
 
+# SPEC M-10 (home)
 def admit(request: HttpRequest) -> BearerGrant | Refusal:
     """The caller's grant, or why the request is refused. Reads the database."""
     try:
@@ -88,10 +77,8 @@ def _header_refusal(request: HttpRequest) -> Refusal | None:
 
 
 def _status_and_grant(raw_token: str) -> tuple[str, str, BearerGrant | None]:
-    """The service state and message (SPEC M-10) and the token's grant, read in ONE statement.
+    """The service state and message (SPEC M-10) and the token's grant, read afresh in ONE statement.
 
-    Both are read afresh on every call; reading them together saves a round
-    trip and a statement's overhead on every /mcp call (docs/performance.md).
     Without a token, only the status is read.
     """
     if not raw_token:
@@ -112,11 +99,7 @@ def _status_and_grant(raw_token: str) -> tuple[str, str, BearerGrant | None]:
 
 
 def origin_allowed(origin: str | None) -> bool:
-    """Absent (not a browser), our own public origin, or one listed in ``MCP_ALLOWED_ORIGINS`` (SPEC A-10).
-
-    A page on any other origin — a loopback one included — could otherwise
-    use a person's local server through DNS rebinding.
-    """
+    """Absent (not a browser), our own origin, or one in ``MCP_ALLOWED_ORIGINS`` (SPEC A-10): no DNS rebinding."""
     if not origin:
         return True
     origin = origin.rstrip("/").lower()
@@ -149,8 +132,7 @@ def _too_large() -> Refusal:
 def peek(body: bytes) -> dict[str, Any] | None | Refusal:
     """The JSON-RPC message, or ``None`` when it is not one object (the SDK answers those).
 
-    Duplicate keys are refused: the scope check must judge exactly the
-    message the SDK will dispatch, whichever duplicate it would pick.
+    Duplicate keys are refused: the scope check must judge exactly what the SDK dispatches.
     """
     try:
         message = json.loads(body, object_pairs_hook=_no_duplicates)
@@ -203,7 +185,7 @@ def scope_refusal(grant: BearerGrant, message: dict[str, Any]) -> Refusal | None
     if not isinstance(params, dict):
         return None
     if method == "tools/call":
-        spec = catalog.tool(params.get("name")) if isinstance(params.get("name"), str) else None
+        spec = catalog.tool(params.get("name")) if isinstance(params.get("name"), str) else None  # type: ignore[arg-type]
         if spec is None:
             return None  # an unknown tool is a JSON-RPC error, answered by the server
         missing = spec.scopes.missing(grant.scopes, params.get("arguments"))
@@ -227,13 +209,7 @@ DEFERRED_METHODS = frozenset({"tools/call", "resources/read"})
 class Deferred:
     """A call admitted inside its own unit of database work: one thread hop per call instead of two.
 
-    Made only when every check that needs no database passed and the message
-    is a ``tools/call`` or ``resources/read`` (``deferred``); ``admit`` then
-    runs the remaining checks — service state, token, scopes — exactly as a
-    request admitted first would meet them. The /mcp view answers ``refusal``
-    in place of whatever the MCP server wrote, and admits the call itself if
-    the server answered without running it (a malformed call, an unknown
-    tool), so an unadmitted caller never reads the server's answer.
+    ``admit`` runs the database checks a request admitted first meets; the view answers ``refusal`` if any fails.
     """
 
     request: HttpRequest

@@ -1,8 +1,6 @@
 """Tool arguments checked against the catalog's input schema (SPEC M-2, M-8).
 
-The low-level MCP server does not validate arguments, so this is the only
-check. A violation becomes ``invalid_argument`` whose message names the field
-and the limit it broke, so an assistant can correct the call.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations
@@ -14,7 +12,6 @@ from jsonschema.exceptions import ValidationError, best_match
 
 from apps.common.text import unstorable_text_reason
 from apps.mcp_server.errors import INVALID_ARGUMENT, ToolError
-
 
 # Compiled once per schema object; schemas are module constants of the catalog.
 _compiled: dict[int, Draft202012Validator] = {}
@@ -28,12 +25,7 @@ def _validator(schema: dict[str, Any]) -> Draft202012Validator:
 
 
 def integral_numbers(value: Any) -> Any:
-    """``value`` with every number without a fraction as the integer it is.
-
-    JSON Schema counts ``2.0`` as an integer, so it is accepted where an
-    integer is; every number a tool takes is an integer, so the call means
-    the same as with ``2`` — and counts as the same call (SPEC M-9).
-    """
+    """``value`` with every number without a fraction as the integer it is (``2.0`` is the call ``2``, SPEC M-9)."""
     if isinstance(value, float) and value.is_integer():
         return int(value)
     if isinstance(value, dict):
@@ -49,10 +41,7 @@ _DIGITS_MAX = 100  # longer strings are refused by the schema anyway; int() of t
 def canonical_arguments(schema: dict[str, Any], arguments: Any) -> Any:
     """``arguments`` as the repeated-failure guard compares them (SPEC M-9): one form per meaning.
 
-    A top-level property left out is its schema's ``default``, and a property
-    that takes an integer or a string of digits (``target_fact_id``) is the
-    integer those digits name, so ``{"query": "x"}`` and ``{"query": "x",
-    "offset": 0}``, or ``"12"``, ``"012"`` and ``12``, are one call.
+    Defaults filled in and digit strings of integer properties as integers: ``"012"`` and ``12`` are one call.
     """
     if not isinstance(arguments, dict):
         return arguments

@@ -1,8 +1,6 @@
-"""The tool catalog: one authoritative definition of each tool (SPEC M-2, M-12).
+"""The tool catalog: one authoritative definition of each tool and resource (SPEC M-2, M-3, M-12).
 
-``tools/list``, argument validation, the scope check of the /mcp view (A-8)
-and the published manifest are all generated from the entries below; nothing
-else describes a tool.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations
@@ -15,23 +13,20 @@ from typing import Any
 import mcp_types as types
 
 from apps.consent import scopes as scope_names
-from apps.mcp_server import handlers, memory, proposals, schemas, search
-from apps.mcp_server.profile import canonical_json
+from apps.mcp_server import schemas
+from apps.mcp_server.tools import context, memory, propose, search
+from apps.mcp_server.tools.answer import Answer
+from apps.mcp_server.tools.context import canonical_json
 from apps.retrieval.layer.audiences import EXTERNAL_SCOPES
 
-Handler = Callable[[Any, dict[str, Any]], handlers.Answer]
+Handler = Callable[[Any, dict[str, Any]], Answer]
 
 
 @dataclass(frozen=True)
 class ScopeRule:
-    """Which scopes a call needs (SPEC A-5, A-8, P-3).
+    """Which scopes a call needs (SPEC A-5, A-8, P-3): ``always``, plus those ``by_value`` of ``argument``.
 
-    ``always`` are needed by every call. When ``by_value`` is set, the value of
-    the argument ``argument`` adds the scopes listed for it (``propose_memory``:
-    ``op``; the memory tools: ``resource``, or the type of the ref ``ref`` when
-    ``ref_argument``). Such a tool is listed when the token could make at least
-    one kind of call; a call whose value is absent or not recognised needs any
-    one of them (the schema check or the layer then judges the value itself).
+    Listed when the token allows some kind of call; an absent or unknown value needs any one of them.
     """
 
     always: frozenset[str]
@@ -113,6 +108,7 @@ class ToolSpec:
 
 READ = ScopeRule(always=frozenset({scope_names.PROFILE_READ}))
 SEARCH = ScopeRule(always=frozenset({scope_names.PROFILE_READ, scope_names.CONTEXT_SEARCH}))  # SPEC S-1
+# SPEC P-3 (home)
 PROPOSE = ScopeRule(  # SPEC P-3: the op decides
     always=frozenset(),
     argument="op",
@@ -134,6 +130,45 @@ MEMORY_BY_REF = ScopeRule(always=frozenset(), argument="ref", by_value=MEMORY_TY
 # Reading lifeos://profile/… resources needs what the read tools need (SPEC M-7).
 RESOURCE_SCOPES = READ
 
+
+@dataclass(frozen=True)
+class ResourceSpec:
+    """One resource (``uri``) or family of resources (``uri_template``, RFC 6570); JSON, read by ``read_resource``."""
+
+    name: str
+    title: str
+    description: str
+    uri: str = ""
+    uri_template: str = ""
+
+    def mcp_resource(self) -> types.Resource:
+        return types.Resource(name=self.name, title=self.title, uri=self.uri, mime_type="application/json",
+                              description=self.description)
+
+    def mcp_template(self) -> types.ResourceTemplate:
+        return types.ResourceTemplate(name=self.name, title=self.title, uri_template=self.uri_template,
+                                      mime_type="application/json", description=self.description)
+
+
+# SPEC M-3 (home)
+RESOURCES = (
+    ResourceSpec(
+        name="profile_summary",
+        title="Shared profile",
+        uri=context.SUMMARY_URI,
+        description="The same overview get_user_context returns: summary, first facts, version, paging fields.",
+    ),
+    ResourceSpec(
+        name="profile_page",
+        title="Page of shared facts",
+        uri_template=context.PAGE_URI_TEMPLATE,
+        description="Shared facts from offset on, for one version of the set (next_uri points here).",
+    ),
+)
+# Every resource above is read by this handler: (grant, uri) -> Answer; raises ToolError.
+read_resource: Callable[[Any, str], Answer] = context.read_resource
+
+# SPEC M-2 (home)
 TOOLS: dict[str, ToolSpec] = {
     spec.name: spec
     for spec in (
@@ -148,7 +183,7 @@ TOOLS: dict[str, ToolSpec] = {
             input_schema=schemas.NO_ARGUMENTS,
             output_schema=schemas.OVERVIEW,
             scopes=READ,
-            handler=handlers.get_user_context,
+            handler=context.get_user_context,
         ),
         ToolSpec(
             name="read_user_context_page",
@@ -160,7 +195,7 @@ TOOLS: dict[str, ToolSpec] = {
             input_schema=schemas.PAGE_ARGUMENTS,
             output_schema=schemas.PAGE,
             scopes=READ,
-            handler=handlers.read_user_context_page,
+            handler=context.read_user_context_page,
         ),
         ToolSpec(
             name="search_user_context",
@@ -187,7 +222,7 @@ TOOLS: dict[str, ToolSpec] = {
             input_schema=schemas.PROPOSE_ARGUMENTS,
             output_schema=schemas.PROPOSAL,
             scopes=PROPOSE,
-            handler=proposals.propose_memory,
+            handler=propose.propose_memory,
             read_only=False,
         ),
         ToolSpec(
@@ -249,10 +284,22 @@ def input_schema_for(name: str) -> dict[str, Any] | None:
     return None if spec is None else spec.input_schema
 
 
+def resources(granted: frozenset[str]) -> list[types.Resource]:
+    """The fixed resources a token with these effective scopes may see (SPEC M-3)."""
+    listed = RESOURCE_SCOPES.listed_for(granted)
+    return [spec.mcp_resource() for spec in RESOURCES if listed and spec.uri]
+
+
+def resource_templates(granted: frozenset[str]) -> list[types.ResourceTemplate]:
+    listed = RESOURCE_SCOPES.listed_for(granted)
+    return [spec.mcp_template() for spec in RESOURCES if listed and spec.uri_template]
+
+
 def manifest(specs: Iterable[ToolSpec] | None = None) -> dict[str, Any]:
     """The published contract: name, schemas and scopes of every tool (SPEC M-12)."""
     return {"tools": [spec.manifest() for spec in sorted(specs or TOOLS.values(), key=lambda spec: spec.name)]}
 
 
+# SPEC M-12 (home)
 def manifest_sha256(document: dict[str, Any] | None = None) -> str:
     return hashlib.sha256(canonical_json(document or manifest()).encode("utf-8")).hexdigest()

@@ -1,13 +1,6 @@
 """Running one tool call or resource read for an authenticated grant (sync; uses the ORM).
 
-Order of a tool call: admission, when the view left it to this unit
-(``admission.Deferred``), and the scopes → repeated-failure guard (SPEC M-9) → argument check
-against the catalog's schema (M-2, M-8) → the handler → the guard learns the
-outcome. What the answer carried is recorded as an AccessEvent (M-11) and the
-connection's "last used" is touched (D-3, at most once a minute), in one
-transaction so a call costs one commit — or, when no touch is due, the
-record alone in one statement. The caller (``server.py``) turns the result, ``ToolError`` or
-``NotAdmitted`` into an MCP result or error.
+Also SPEC M-2, M-8, M-9. Design notes: docs/design.md.
 """
 
 from __future__ import annotations
@@ -22,13 +15,13 @@ from django.db import DatabaseError, transaction
 from apps.common import clock
 from apps.consent.services import access_event_record, connection_touch
 from apps.consent.services.connections import LAST_USED_RESOLUTION
-from apps.mcp_server import catalog, handlers
+from apps.mcp_server import catalog
 from apps.mcp_server.admission import Deferred
 from apps.mcp_server.arguments import canonical_arguments, integral_numbers, validate_arguments
 from apps.mcp_server.catalog import ToolSpec
 from apps.mcp_server.errors import REPEATED_FAILURE, UNAVAILABLE, NotAdmitted, ToolError
 from apps.mcp_server.guard import FAILURE_LIMIT, FailureGuard
-from apps.mcp_server.handlers import Answer
+from apps.mcp_server.tools.answer import Answer
 from apps.oauth.bearer import BearerGrant
 
 logger = logging.getLogger(__name__)
@@ -68,7 +61,7 @@ def call_tool(*, caller: BearerGrant | Deferred, spec: ToolSpec, arguments: dict
 def read_resource(*, caller: BearerGrant | Deferred, uri: str) -> dict[str, Any]:
     grant = _admitted(caller, lambda scopes: catalog.RESOURCE_SCOPES.missing(scopes, {}))
     try:
-        answer = _run(handlers.read_resource, grant, uri)
+        answer = _run(catalog.read_resource, grant, uri)
     except ToolError:
         _record(grant, "", None)
         raise
@@ -79,8 +72,7 @@ def read_resource(*, caller: BearerGrant | Deferred, uri: str) -> dict[str, Any]
 def _admitted(caller: BearerGrant | Deferred, missing: Callable[[frozenset[str]], list[str]]) -> BearerGrant:
     """The caller's grant, admitting a deferred call first, with every scope the call needs.
 
-    The view refuses a call its scopes do not allow with HTTP 403 before the
-    MCP server sees it (SPEC A-8); for a grant admitted first, this is the backstop.
+    The view already refused a call its scopes do not allow (SPEC A-8): this is the backstop.
     """
     grant = caller.admit() if isinstance(caller, Deferred) else caller
     if grant is None:
@@ -98,11 +90,11 @@ def _run(handler, grant, argument) -> Answer:
         raise ToolError(UNAVAILABLE, _UNAVAILABLE_MESSAGE) from None
 
 
+# SPEC M-11 (home)
 def _record(grant, event: str, answer: Answer | None) -> None:
     """What was sent (SPEC M-11) and that the connection was used (D-3).
 
-    Facts and memory records are never sent unrecorded: if the record
-    cannot be written, the call fails as ``unavailable`` instead.
+    Nothing is sent unrecorded: if the record cannot be written, the call fails as ``unavailable``.
     """
     carried = answer.sent if answer is not None else ()
     refs = answer.refs if answer is not None else ()
@@ -122,10 +114,7 @@ def _record(grant, event: str, answer: Answer | None) -> None:
 def _touch_due(connection) -> bool:
     """Whether ``connection_touch`` would change anything, judged from the row read at admission.
 
-    The touch writes at most once per ``LAST_USED_RESOLUTION``; when the row
-    this request read was used more recently than that, its update would
-    match nothing (the stored time only moves forward), so the call skips it
-    and the access record is one statement, without a transaction around it.
+    When it would not, the access record is one statement, without a transaction around it.
     """
     last_used = connection.last_used_at
     return last_used is None or last_used <= clock.now() - LAST_USED_RESOLUTION

@@ -1,14 +1,13 @@
 """Errors as values with stable codes (SPEC M-8, A-8, M-10).
 
-Tool handlers raise ``ToolError``; ``server.py`` is the one place it becomes
-an ``isError`` result whose structured content and text are the same
-``{"code", "message"}`` JSON. Refusals made before MCP dispatch (401, 403,
-503 …) are ``Refusal`` values, worded as responses in ``responses.py``.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
+from apps.common.errors import CodedError
 
 # Tool error codes (SPEC M-8). Stable: clients and tests match on them.
 INVALID_ARGUMENT = "invalid_argument"
@@ -46,18 +45,18 @@ RPC_UNAVAILABLE = -32012
 RPC_INVALID_REQUEST = -32600  # standard JSON-RPC
 
 
-class ToolError(Exception):
-    """A tool call that failed in a way the assistant should read and act on."""
+class ToolError(CodedError):
+    """A tool call that failed in a way the assistant should read and act on; on the wire only code and message."""
 
     def __init__(self, code: str, message: str):
         if code not in TOOL_ERROR_CODES:
             raise ValueError(f"unknown tool error code {code!r}")
-        super().__init__(message)
-        self.code = code
-        self.message = message
+        super().__init__(code, message)
 
-    def payload(self) -> dict[str, str]:
-        return {"code": self.code, "message": self.message}
+
+def tool_error(error: CodedError) -> ToolError:
+    """A refusal from a service as the tool error the assistant reads: its own code when it is a tool code."""
+    return ToolError(error.code if error.code in TOOL_ERROR_CODES else INVALID_ARGUMENT, error.message)
 
 
 class NotAdmitted(Exception):
@@ -75,10 +74,7 @@ class NotAdmitted(Exception):
 class Refusal:
     """Why /mcp will not serve a request, decided before any MCP dispatch.
 
-    ``error`` is the stable machine code (OAuth's ``invalid_token`` /
-    ``insufficient_scope`` where RFC 6750 names one); ``scopes`` are the scopes
-    a 403 names; ``challenge`` says whether a 401/403 carries the Bearer
-    challenge with ``resource_metadata`` (SPEC A-8).
+    ``error``: the stable code; ``scopes``: those a 403 names; ``challenge``: a Bearer challenge (SPEC A-8).
     """
 
     status: int

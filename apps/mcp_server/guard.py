@@ -1,18 +1,6 @@
 """The repeated-failure guard (SPEC M-9).
 
-The same tool, called by one connection with the same canonicalized
-arguments, that failed ``FAILURE_LIMIT`` times in a row is refused with
-``repeated_failure`` without running. Different arguments have their own
-count; a success with the same arguments clears it. A call reads the count
-once (one cache command when nothing failed); a success clears only a count
-it saw, so a failure another worker counts meanwhile — a concurrent call —
-is kept.
-
-The counts live in Django's cache (Redis in production), so every web worker
-sees the same count; never in process memory. A count is forgotten after
-``QUIET_PERIOD`` without a new failure. Refused calls do not extend it: a
-client blocked on one call is let through again at most an hour after its
-last real failure.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations
@@ -26,7 +14,7 @@ from django.conf import settings
 from django.core.cache import BaseCache, caches
 
 from apps.common.cache import CACHE_ERRORS
-from apps.mcp_server.profile import canonical_json
+from apps.mcp_server.tools.context import canonical_json
 
 logger = logging.getLogger(__name__)
 
@@ -39,14 +27,9 @@ _shared: tuple[object, BaseCache] | None = None
 
 
 def shared_cache() -> BaseCache:
-    """The default cache as one object per process (and per ``CACHES`` setting).
+    """The default cache as one object per process (and per ``CACHES`` setting), not one per request.
 
-    Django keeps cache objects per asyncio context, so under ASGI every request
-    got a ``RedisCache`` of its own, and with it a new connection pool: a new
-    TCP connection to Redis on every MCP call (docs/performance.md). The
-    counts are single Redis commands on a thread-safe client, so one object
-    serves every request and thread of the process; a changed ``CACHES``
-    (tests' ``override_settings``) gets a new one.
+    Why: docs/performance.md (a new Redis connection on every call otherwise).
     """
     global _shared
     configured = settings.CACHES
@@ -57,11 +40,7 @@ def shared_cache() -> BaseCache:
 
 
 def _cache_down(default):
-    """Serve the call when the shared cache (Redis) is unreachable: the guard fails open.
-
-    Reads keep working while Redis is down; what degrades is only the
-    repeated-failure count, which resumes when Redis is back (docs/reliability.md).
-    """
+    """Serve the call when Redis is unreachable: the guard fails open (docs/reliability.md)."""
 
     def wrap(method):
         @functools.wraps(method)
@@ -77,6 +56,7 @@ def _cache_down(default):
     return wrap
 
 
+# SPEC M-9 (home)
 class FailureGuard:
     def __init__(self, cache: BaseCache | None = None):
         self.cache = cache if cache is not None else shared_cache()

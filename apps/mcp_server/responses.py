@@ -1,8 +1,6 @@
 """Refusals as HTTP responses: the one place their wire form is decided (SPEC A-8, M-10).
 
-The body is a JSON-RPC error so MCP clients surface the message; its
-``data.code`` is the stable machine code. 401/403 carry the Bearer challenge
-whose ``resource_metadata`` points MCP clients to OAuth discovery (RFC 9728).
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations
@@ -16,6 +14,7 @@ from apps.mcp_server.errors import Refusal
 from apps.oauth.discovery import resource_metadata_url
 
 
+# SPEC A-8 (home)
 def challenge(refusal: Refusal) -> str:
     """The ``WWW-Authenticate`` value (RFC 6750 §3, RFC 9728 §5.1)."""
     params = []

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from apps.mcp_server.tools.context import PAGE_MAX_FACTS
 from apps.memory.models import Category
 from apps.memory.models.facts import EVIDENCE_MAX, LABEL_MAX, VALUE_MAX
-from apps.mcp_server.profile import PAGE_MAX_FACTS
+from apps.retrieval import selectors as _search
 from apps.retrieval.layer import parsing as _layer_parsing
 from apps.retrieval.layer.audiences import EXTERNAL as _EXTERNAL
 from apps.retrieval.layer.audiences import EXTERNALLY_PUBLISHABLE as _PUBLISHABLE
@@ -102,9 +103,9 @@ PAGE_ARGUMENTS: dict[str, Any] = {
 
 # --- search_user_context (SPEC M-2, S-1, S-2) -------------------------------------------------
 
-SEARCH_QUERY_MAX = 200
-SEARCH_OFFSET_MAX = 10_000
-SEARCH_LIMIT_MAX = 10
+SEARCH_QUERY_MAX = _search.QUERY_MAX
+SEARCH_OFFSET_MAX = _search.OFFSET_MAX
+SEARCH_LIMIT_MAX = _search.LIMIT_MAX
 
 SEARCH_ARGUMENTS: dict[str, Any] = {
     "type": "object",
@@ -191,7 +192,7 @@ def _published():
 _PUBLISHED = _published()
 MEMORY_TYPES = [resource.type for resource in _PUBLISHED]
 
-_FILTER_VALUE = {
+_FILTER_VALUE: dict[str, dict[str, Any]] = {
     "timestamp": {"type": "string", "format": "date-time"},
     "date": {"type": "string", "format": "date"},
     "string": {"type": "string", "minLength": 1, "maxLength": 200},

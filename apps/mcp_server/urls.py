@@ -1,6 +1,6 @@
 from django.urls import path
 
-from apps.mcp_server.views import mcp_endpoint
+from apps.mcp_server.transport.views import mcp_endpoint
 
 app_name = "mcp_server"
 

@@ -1,16 +1,16 @@
 """The memory resources in admin (SPEC AD-1).
 
-Staff inspect here; they change little. Facts are edited only through the
-fact services, so a changed category, label or value bumps ``version`` and
-voids earlier shares exactly as on the person's own page (SPEC C-2);
-``version`` itself is never a form field. The other resources are written by
-the product, so admin shows them read-only, except that a todo's status and
-due date may be corrected (through ``todo_update``) and any resource may be
-soft-deleted (through ``resource_delete``, SPEC R-6).
+Also SPEC C-2, R-6. Design notes: docs/design.md.
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from django.contrib import admin
 from django.contrib.auth import get_user_model
+from django.db.models import Model, QuerySet
+from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
@@ -31,11 +31,14 @@ from apps.memory.services import fact_archive, fact_create, fact_update, resourc
 from apps.memory.services.facts import EDITABLE_FIELDS
 from apps.memory.services.resources import transcript_segments
 
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
+
 OWNER_SEARCH = f"owner__{get_user_model().USERNAME_FIELD}"
 TIMESTAMPS = ("created_at", "updated_at")
 
 
-def _copy_saved(saved, *, into):
+def _copy_saved(saved: Model, *, into: Model) -> None:
     """Let admin's messages and redirects see the row the service wrote."""
     for field in saved._meta.concrete_fields:
         setattr(into, field.attname, getattr(saved, field.attname))
@@ -59,15 +62,15 @@ class FactAdmin(admin.ModelAdmin):
     actions = ("archive", "mark_sensitive")
 
     @admin.display(description=_("value"))
-    def short_value(self, obj):
+    def short_value(self, obj: Fact) -> str:
         # Only the list view is cut; the stored value is whole (SPEC D-6).
         return obj.value if len(obj.value) <= 60 else obj.value[:59] + "…"
 
-    def get_readonly_fields(self, request, obj=None):
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         # A fact never changes hands.
         return (*self.readonly_fields, "owner") if obj else self.readonly_fields
 
-    def save_model(self, request, obj, form, change):
+    def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
         """Write through the services: version and detection behave as everywhere else."""
         if not change:
             saved = fact_create(
@@ -80,7 +83,7 @@ class FactAdmin(admin.ModelAdmin):
         _copy_saved(saved, into=obj)
 
     @admin.action(description=_("Archive selected facts"), permissions=("change",))
-    def archive(self, request, queryset):
+    def archive(self, request: HttpRequest, queryset: QuerySet[Any]) -> None:
         count = 0
         for fact in queryset.filter(status=FactStatus.ACTIVE):
             fact_archive(fact=fact)
@@ -88,7 +91,7 @@ class FactAdmin(admin.ModelAdmin):
         self.message_user(request, ngettext("Archived %d fact.", "Archived %d facts.", count) % count)
 
     @admin.action(description=_("Mark selected facts sensitive"), permissions=("change",))
-    def mark_sensitive(self, request, queryset):
+    def mark_sensitive(self, request: HttpRequest, queryset: QuerySet[Any]) -> None:
         count = 0
         for fact in queryset.filter(sensitive=False):
             fact_update(fact=fact, sensitive=True)
@@ -103,10 +106,10 @@ class DeletedListFilter(admin.SimpleListFilter):
     title = _("deleted")
     parameter_name = "deleted"
 
-    def lookups(self, request, model_admin):
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, StrOrPromise]]:
         return [("no", _("No")), ("yes", _("Yes"))]
 
-    def queryset(self, request, queryset):
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
         if self.value() == "no":
             return queryset.filter(deleted_at=None)
         if self.value() == "yes":
@@ -117,29 +120,29 @@ class DeletedListFilter(admin.SimpleListFilter):
 class ResourceAdmin(admin.ModelAdmin):
     """Read-only view of a product-written resource, with soft delete as the one action."""
 
-    list_select_related = ("owner",)
+    list_select_related: ClassVar[tuple[str, ...]] = ("owner",)
     raw_id_fields = ("owner",)
     date_hierarchy = "created_at"
     actions = ("soft_delete",)
     editable: tuple = ()  # fields a subclass lets staff correct through a service
 
-    def get_list_filter(self, request):
+    def get_list_filter(self, request: HttpRequest) -> Any:
         return (*self.list_filter, DeletedListFilter, "created_at")
 
-    def get_readonly_fields(self, request, obj=None):
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         shown = self.get_fields(request, obj)
         return tuple(name for name in shown if name not in self.editable)
 
-    def has_add_permission(self, request):
+    def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # records come from the product's own flows, never typed in
 
-    def has_change_permission(self, request, obj=None):
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         # The list may run soft delete; a single record is only viewed unless some field is correctable.
         allowed = super().has_change_permission(request, obj)
         return allowed and (obj is None or bool(self.editable))
 
     @admin.action(description=_("Soft-delete selected records"), permissions=("change",))
-    def soft_delete(self, request, queryset):
+    def soft_delete(self, request: HttpRequest, queryset: QuerySet[Any]) -> None:
         count = 0
         for instance in queryset.filter(deleted_at=None):
             resource_delete(instance=instance)
@@ -157,11 +160,11 @@ class TranscriptAdmin(ResourceAdmin):
               "body_path", "body_bytes", "body_sha256", "body_preview", *TIMESTAMPS, "deleted_at")
 
     @admin.display(description=_("body size"), ordering="body_bytes")
-    def body_size(self, obj):
+    def body_size(self, obj: Transcript) -> str:
         return f"{obj.body_bytes / 1024:.1f} KiB"
 
     @admin.display(description=_("first segments"))
-    def body_preview(self, obj):
+    def body_preview(self, obj: Transcript) -> StrOrPromise:
         """The opening of the stored body, so staff can see that it is really there (SPEC R-12)."""
         try:
             segments = transcript_segments(obj)
@@ -191,7 +194,7 @@ class TodoAdmin(ResourceAdmin):
     fields = ("owner", "title", "notes", "status", "due_at", "completed_at", *TIMESTAMPS, "deleted_at")
     editable = ("status", "due_at")
 
-    def save_model(self, request, obj, form, change):
+    def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
         changes = {name: form.cleaned_data[name] for name in form.changed_data if name in self.editable}
         if changes:
             _copy_saved(todo_update(todo=obj, **changes), into=obj)
@@ -205,7 +208,7 @@ class ContactAdmin(ResourceAdmin):
     fields = ("owner", "display_name", "aliases", "relation", "notes", *TIMESTAMPS, "deleted_at")
 
     @admin.display(description=_("aliases"))
-    def alias_list(self, obj):
+    def alias_list(self, obj: Contact) -> str:
         return ", ".join(obj.aliases or []) or "—"
 
 
@@ -217,10 +220,10 @@ class EpisodeTodoInline(admin.TabularInline):
     extra = 0
     can_delete = False
 
-    def has_add_permission(self, request, obj=None):
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
-    def has_change_permission(self, request, obj=None):
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
 

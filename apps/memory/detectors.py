@@ -1,27 +1,6 @@
 """Find secrets and sensitive personal data in free text (SPEC D-1, P-2).
 
-Every finding has a ``kind`` code, and each kind belongs to one of two groups:
-
-* **secrets** (``SECRET_KINDS``) — what SPEC P-2 refuses outright in an
-  assistant's proposal: passwords and access codes, API keys, licence keys,
-  tokens, private keys, one-time verification codes, and payment card numbers
-  (P-2 names card numbers among the secrets: a card number is a credential, it
-  is enough to pay with).
-* **personal data** (``PERSONAL_KINDS``) — national ID numbers and phone
-  numbers. A fact may hold them, but it is then marked ``sensitive`` (D-1) and
-  so is never shared with an assistant (C-1).
-
-E-mail addresses are deliberately not flagged: people give them out to be
-reached, and they unlock nothing by themselves.
-
-A false positive hides an ordinary fact from every assistant, so precision
-matters as much as recall: number rules are validated (ID checksum and birth
-date, Luhn plus card-network prefix), and keyword rules need a value that
-looks like a secret: after a password keyword a word that does not describe a
-password (``PASSWORD_DESCRIPTIONS``; "my password is strong" is about it, "my
-password is sunflower" gives it), after a key or token keyword a generated-
-looking value ("I like password managers", "I keep keys in a drawer" hold none). Findings carry positions, never the matched text, so a
-finding can be logged or returned without leaking what it found.
+Also SPEC C-1. Design notes: docs/design.md.
 """
 
 from __future__ import annotations
@@ -104,10 +83,7 @@ def _rule(kind: str, pattern: str, check: Check | None = None, flags: int = 0) -
 
 
 def _without_nested(findings: list[Finding]) -> list[Finding]:
-    """Drop a finding inside a longer one: the longer match explains it (a card is not also a phone).
-
-    ``findings`` are sorted by start, longest first, so one sweep suffices.
-    """
+    """Drop a finding inside a longer one (a card is not also a phone); ``findings`` sorted by start, longest first."""
     kept: list[Finding] = []
     reach, reach_start = -1, -1  # the furthest end seen so far, and where that finding started
     for finding in findings:
@@ -160,7 +136,7 @@ def _cn_resident_id(match: re.Match) -> tuple[int, int] | None:
         date(int(number[6:10]), int(number[10:12]), int(number[12:14]))
     except ValueError:
         return None
-    total = sum(int(digit) * weight for digit, weight in zip(number[:17], _ID_WEIGHTS))
+    total = sum(int(digit) * weight for digit, weight in zip(number[:17], _ID_WEIGHTS, strict=True))
     return match.span() if "10X98765432"[total % 11] == number[17] else None
 
 
@@ -199,7 +175,9 @@ def _card_network(number: str) -> bool:
 
 _DIGIT_RUN = re.compile(r"(?<![0-9A-Za-z.,])\d+(?:[ -]\d+)*(?![0-9A-Za-z]|[.,]\d)")
 # Long numbers after these words are order or parcel numbers, whatever their checksum.
-_NOT_A_CARD = re.compile(r"(?i)(订单|单号|运单|快递|物流|发票|流水|order|tracking|invoice|reference|ref\.?)\W{0,3}\S{0,6}\s*$")
+_NOT_A_CARD = re.compile(
+    r"(?i)(订单|单号|运单|快递|物流|发票|流水|order|tracking|invoice|reference|ref\.?)\W{0,3}\S{0,6}\s*$"
+)
 
 
 def _card_numbers(text: str) -> Iterator[Finding]:
@@ -369,9 +347,7 @@ _AWS_SECRET = re.compile(r"[A-Za-z0-9/+]{40}")
 def _credential_like(value: str) -> bool:
     """Whether a word after "key", "secret" or "token" looks generated rather than written.
 
-    A known prefix with a random-looking rest (sk-abc123def456…), a 40-character AWS-style
-    secret key, or a run of 16+ letters and digits mixed ("abcd1234efgh5678ijkl"). Words,
-    UUIDs and dates split on dashes do not look like credentials.
+    A known prefix with a random rest, an AWS-style secret key, or 16+ mixed letters and digits.
     """
     prefixed = _KEY_PREFIX.match(value)
     if prefixed:
@@ -447,7 +423,8 @@ _RULES: tuple[Rule, ...] = (
     # "OpenAI key sk-abc…", "secret: wJalrXUtnFEMI/K7MDENG/…"): the value alone must look like one.
     _rule(API_KEY, rf"""(?:{_EN}(?:(?:api|secret|access|aws[_\s-]?secret[_\s-]?access|client|app|license)
                                   [_\s-]?)?(?:key|secret)(?:[_\s-]?id)?{_END}|密钥|秘钥)
-                         (?:{_SEP}|\s+) (?P<value>["']?[A-Za-z0-9_\-./+=]{{12,200}})""", _credential_after_keyword, re.I),
+                         (?:{_SEP}|\s+) (?P<value>["']?[A-Za-z0-9_\-./+=]{{12,200}})""",
+          _credential_after_keyword, re.I),
     # Licence and product keys: four or more dashed groups of 4-6 capitals and digits, both present
     # ("7HJ2K-9QXPL-M3V8R-T6YWB-4DCFN"). The shape is enough, keyword or not: a fact labelled "Windows
     # key" holds the bare key. Dates, ISBNs, UUIDs (8-4-4-4-12) and flights have groups of other

@@ -1,7 +1,6 @@
 """Write hooks: every memory write tells its listeners inside the same transaction.
 
-The search projection (SPEC R-6) lives in ``apps.retrieval``, which depends on
-this app and not the other way round; it subscribes here when it loads.
+Also SPEC R-6. Design notes: docs/design.md.
 """
 
 from __future__ import annotations

@@ -5,6 +5,8 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import uuid
+from collections.abc import Iterator
+from contextlib import AbstractContextManager
 
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
@@ -25,7 +27,8 @@ class TranscriptBodyCorrupt(Exception):
 _MISSING_CODES = {"404", "NoSuchKey", "NotFound"}
 
 
-def _storage_errors(path: str):
+# SPEC R-12 (home)
+def _storage_errors(path: str) -> AbstractContextManager[None]:
     """Translate backend errors into the two the product speaks: missing, or unavailable."""
     try:
         from botocore.exceptions import BotoCoreError, ClientError
@@ -33,7 +36,7 @@ def _storage_errors(path: str):
         return contextlib.nullcontext()
 
     @contextlib.contextmanager
-    def translate():
+    def translate() -> Iterator[None]:
         try:
             yield
         except ClientError as exc:

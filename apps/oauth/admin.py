@@ -1,14 +1,17 @@
 """Admin for clients, tokens and codes that never shows a token, code, checksum or hash (SPEC AD-1).
 
-django-oauth-toolkit registers its models with the classes named in the
-``*_ADMIN_CLASS`` settings, which point here. Each lists only non-secret
-fields; the raw-value columns are blank anyway (hashed storage), and their
-hashes are not shown either.
+Design notes: docs/design.md.
 """
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
 
 from django import forms
 from django.contrib import admin
 from django.contrib.auth import get_user_model
+from django.db.models import QuerySet
+from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 from oauth2_provider.models import revoke_access_token
@@ -20,22 +23,23 @@ USER_SEARCH = (f"user__{get_user_model().USERNAME_FIELD}",)
 APPLICATION_SEARCH = ("application__name", "application__client_id")
 
 
+# SPEC AD-1 (home)
 class ReadOnlyAdmin(admin.ModelAdmin):
     """Rows written only by the OAuth flows: no adding, and every shown field read-only."""
 
-    fields: tuple = ()
+    fields: ClassVar[tuple[str, ...]] = ()
 
     @admin.display(description=_("resource"))
-    def resource_list(self, obj):
+    def resource_list(self, obj: Any) -> str:
         return " ".join(obj.resource or []) or "—"
 
-    def has_add_permission(self, request):
+    def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
-    def get_readonly_fields(self, request, obj=None):
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
         return self.fields
 
-    def has_delete_permission(self, request, obj=None):
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         # Revoke instead: deleting would drop what replay detection needs.
         return False
 
@@ -43,7 +47,7 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 class ApplicationForm(forms.ModelForm):
     """Staff are held to the redirect rules assistants register under (SPEC A-6)."""
 
-    def clean_redirect_uris(self):
+    def clean_redirect_uris(self) -> str:
         uris = self.cleaned_data.get("redirect_uris", "")
         for uri in uris.split():
             problem = redirect_uri_problem(uri)
@@ -53,10 +57,9 @@ class ApplicationForm(forms.ModelForm):
 
 
 class ApplicationAdmin(admin.ModelAdmin):
-    """OAuth clients: assistants register themselves (names self-declared); staff add internal agents' clients.
+    """OAuth clients: assistants register themselves; staff add internal agents' clients.
 
-    A new client's secret is shown once, on the add form, before it is stored
-    hashed; afterwards neither the secret nor its hash is shown.
+    A new client's secret is shown once, on the add form; afterwards neither it nor its hash is shown.
     """
 
     view_on_site = False  # the toolkit's client pages it would link to are not served here
@@ -67,13 +70,13 @@ class ApplicationAdmin(admin.ModelAdmin):
     change_fields = ("name", "client_id", "user", "redirect_uris", "client_type", "authorization_grant_type",
                      "registration_source", "created", "updated")
 
-    def get_fields(self, request, obj=None):
+    def get_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
         return self.add_fields if obj is None else self.change_fields
 
-    def get_readonly_fields(self, request, obj=None):
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
         return () if obj is None else self.change_fields
 
-    def get_form(self, request, obj=None, change=False, **kwargs):
+    def get_form(self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any) -> Any:
         kwargs.setdefault("form", ApplicationForm)
         form = super().get_form(request, obj, change=change, **kwargs)
         if "client_secret" in form.base_fields:
@@ -92,14 +95,14 @@ class AccessTokenAdmin(ReadOnlyAdmin):
     actions = ("revoke",)
 
     @admin.action(description=_("Revoke selected access tokens"), permissions=("change",))
-    def revoke(self, request, queryset):
+    def revoke(self, request: HttpRequest, queryset: QuerySet[Any]) -> None:
         count = 0
         for token in queryset:
             revoke_access_token(token)
             count += 1
         self.message_user(request, ngettext("Revoked %d access token.", "Revoked %d access tokens.", count) % count)
 
-    def has_change_permission(self, request, obj=None):
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return obj is None and super().has_change_permission(request, obj)
 
 
@@ -112,7 +115,7 @@ class RefreshTokenAdmin(ReadOnlyAdmin):
     actions = ("revoke",)
 
     @admin.action(description=_("Revoke selected refresh tokens"), permissions=("change",))
-    def revoke(self, request, queryset):
+    def revoke(self, request: HttpRequest, queryset: QuerySet[Any]) -> None:
         count = 0
         for token in queryset:
             token.revoke()
@@ -120,10 +123,10 @@ class RefreshTokenAdmin(ReadOnlyAdmin):
         self.message_user(request, ngettext("Revoked %d refresh token.", "Revoked %d refresh tokens.", count) % count)
 
     @admin.display(description=_("scope"))
-    def pair_scope(self, obj):
+    def pair_scope(self, obj: Any) -> str:
         return obj.access_token.scope if obj.access_token_id else "—"
 
-    def has_change_permission(self, request, obj=None):
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return obj is None and super().has_change_permission(request, obj)
 
 
@@ -135,7 +138,7 @@ class GrantAdmin(ReadOnlyAdmin):
     fields = ("id", "user", "application", "scope", "resource_list", "redirect_uri", "expires", "redeemed_at",
               "token_family", "created")
 
-    def has_change_permission(self, request, obj=None):
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
 
@@ -146,7 +149,7 @@ class IDTokenAdmin(ReadOnlyAdmin):
     search_fields = USER_SEARCH + APPLICATION_SEARCH
     fields = ("id", "user", "application", "scope", "expires", "created")
 
-    def has_change_permission(self, request, obj=None):
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
 
@@ -160,5 +163,5 @@ class TokenFamilyAdmin(ReadOnlyAdmin):
     search_fields = USER_SEARCH + APPLICATION_SEARCH
     fields = ("family", "user", "application", "consented_at", "revoked_at", "revoked_reason")
 
-    def has_change_permission(self, request, obj=None):
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False

@@ -5,5 +5,5 @@ class OauthConfig(AppConfig):
     name = "apps.oauth"
     label = "oauth"
 
-    def ready(self):
+    def ready(self) -> None:
         from apps.oauth import deactivation  # noqa: F401  (signal receivers, SPEC A-11)

@@ -1,15 +1,16 @@
 """Who is calling /mcp: a bearer token resolved to its connection and effective scopes.
 
-SPEC A-4 (looked up by hash only), A-6/A-8 (bound to the /mcp resource),
-C-6 (scopes = token ∩ connection), C-7 (revoked connection → refused).
+Also SPEC A-4, A-6, A-8. Design notes: docs/design.md.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -20,6 +21,10 @@ from oauth2_provider.models import get_access_token_model
 from apps.common import clock, statements
 from apps.consent.models import Connection
 
+if TYPE_CHECKING:
+    from django.db.backends.base.base import BaseDatabaseWrapper
+    from django.db.models import Model
+
 
 @dataclass(frozen=True)
 class BearerGrant:
@@ -28,14 +33,11 @@ class BearerGrant:
     token_id: int
 
 
+# SPEC C-6 (home)
 def authenticate_bearer(raw_token: str) -> BearerGrant | None:
     """The grant behind ``raw_token``, or ``None`` when it must be refused with 401.
 
-    One indexed query (``_grant_sql``): the live token, found by its
-    checksum's unique index, joined to the not-revoked connection of the same
-    user and client, and to that user if the account is active. /mcp runs this on every call and nothing of it is
-    cached: a revoked connection, an expired token or narrowed scopes count
-    on the very next request (SPEC C-6, C-7).
+    One indexed query, nothing cached: a revoked connection or narrowed scopes count at once (SPEC C-6, C-7).
     """
     if not raw_token:
         return None
@@ -48,17 +50,16 @@ def authenticate_bearer(raw_token: str) -> BearerGrant | None:
     return None if row is None else grant_from_row(row, alias)
 
 
-def grant_statement(raw_token: str, db) -> tuple[str, list]:
+def grant_statement(raw_token: str, db: BaseDatabaseWrapper) -> tuple[str, list[Any]]:
     """The statement of ``authenticate_bearer`` and its values, for a caller that reads it with others.
 
-    It answers one row (the token's checksum is unique) or none; the row's
-    columns go to ``grant_from_row``.
+    It answers one row or none; the row's columns go to ``grant_from_row``.
     """
     checksum = hashlib.sha256(raw_token.encode("utf-8")).hexdigest()
     return _grant_sql(), [checksum, db.ops.adapt_datetimefield_value(clock.now())]
 
 
-def grant_from_row(row, alias: str) -> BearerGrant | None:
+def grant_from_row(row: Sequence[Any], alias: str) -> BearerGrant | None:
     """The grant of a row of ``grant_statement`` (``None`` for a row of NULLs: no live token matched)."""
     names = _connection_columns()
     if row[0] is None:
@@ -72,7 +73,7 @@ def grant_from_row(row, alias: str) -> BearerGrant | None:
     return BearerGrant(connection=connection, scopes=scopes, token_id=token_id)
 
 
-def _converted(values, db) -> tuple:
+def _converted(values: Sequence[Any], db: BaseDatabaseWrapper) -> tuple[Any, ...]:
     """The connection's columns as the ORM would load them (JSON text, datetimes on SQLite …)."""
     return statements.converted(values, _converters(db.alias), db)
 
@@ -102,8 +103,8 @@ def _grant_sql() -> str:
     token_model, user_model = get_access_token_model(), get_user_model()
     connection_table, token_table = Connection._meta.db_table, token_model._meta.db_table
 
-    def column(model, name: str) -> str:
-        return f'"{model._meta.get_field(name).column}"'
+    def column(model: type[Model], name: str) -> str:
+        return f'"{model._meta.get_field(name).column}"'  # type: ignore[union-attr]  # columns only
 
     connection_columns = ", ".join(f'c."{field.column}"' for field in Connection._meta.concrete_fields)
     return (
@@ -119,7 +120,7 @@ def _grant_sql() -> str:
     )
 
 
-def _resource(value) -> list:
+def _resource(value: Any) -> list[str]:
     """The token's RFC 8707 resources (a JSON array; the raw query hands over its text)."""
     if isinstance(value, str | bytes):
         value = json.loads(value)

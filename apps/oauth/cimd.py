@@ -1,18 +1,13 @@
 """Client ID Metadata Documents (SPEC A-6; draft-ietf-oauth-client-id-metadata-document).
 
-An assistant may identify itself by an https URL; the toolkit fetches the JSON
-document there and keeps it as an application, refreshed as HTTP caching
-allows (``CIMD_*`` settings). This fetcher is the toolkit's documented
-extension point (``CIMD_METADATA_FETCHER``): its SSRF-hardened fetch, plus the
-product's registration rules applied to what was fetched, so a document can
-register nothing a registration request could not. Loopback addresses are
-refused like every private one unless ``CIMD_ALLOW_LOOPBACK`` is on (tests).
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations
 
 import ipaddress
 import ssl
+from typing import Any
 from urllib.parse import urlsplit
 
 import urllib3
@@ -23,19 +18,15 @@ from oauth2_provider.settings import oauth2_settings
 from apps.oauth.registration import PUBLIC_AUTH_METHOD, MetadataRefused, assistant_metadata
 
 
-def verified_host(application) -> str | None:
-    """The host that vouches for the client: its metadata document's, for a CIMD client; ``None`` otherwise.
-
-    The document was fetched over verified TLS from that host, so unlike a
-    self-declared name it is checked (SPEC A-7).
-    """
+def verified_host(application: Any) -> str | None:
+    """The host that vouches for the client: its metadata document's, for a CIMD client (SPEC A-7); else ``None``."""
     if application.registration_source != application.RegistrationSource.CIMD:
         return None
     return urlsplit(application.client_id).hostname
 
 
 class ProductMetadataFetcher(cimd.SafeMetadataFetcher):
-    def fetch(self, client_id):
+    def fetch(self, client_id: str) -> Any:
         if settings.CIMD_ALLOW_LOOPBACK and _names_loopback(client_id):
             metadata, max_age = self._fetch_from_loopback(client_id)
         else:
@@ -48,7 +39,7 @@ class ProductMetadataFetcher(cimd.SafeMetadataFetcher):
             raise cimd.CIMDError(f"{refused.error}: {refused.description}") from None
         return metadata, max_age
 
-    def _fetch_from_loopback(self, client_id):
+    def _fetch_from_loopback(self, client_id: str) -> Any:
         """The same bounded fetch (verified TLS, no redirects, time and size caps), to this machine only."""
         parts = urlsplit(client_id)
         if parts.scheme != "https":

@@ -1,16 +1,13 @@
 """CORS for the endpoints a browser-based client calls before it has a token (SPEC A-10).
 
-Discovery, registration, token and revocation take no cookies — the client
-authenticates, if at all, with what it sends in the request — so any origin
-may call them and read the answer. No ``Allow-Credentials``: a page on another
-origin never gets the person's session. The person's pages and the consent
-page get no CORS at all.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from functools import wraps
+from typing import Any
 
 from django.http import HttpRequest, HttpResponse
 
@@ -18,11 +15,12 @@ from django.http import HttpRequest, HttpResponse
 ALLOW_HEADERS = "Authorization, Content-Type, Accept, MCP-Protocol-Version, *"
 
 
+# SPEC A-10 (home)
 def open_to_every_origin(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
     """Answer a preflight and mark every response — errors included — readable from any origin."""
 
     @wraps(view)
-    def wrapped(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         if request.method == "OPTIONS" and "Access-Control-Request-Method" in request.headers:
             response = HttpResponse(status=204)
             response["Access-Control-Allow-Methods"] = "GET, POST, PUT, DELETE, OPTIONS"

@@ -1,20 +1,12 @@
 """Deactivating an account ends every token it has; reactivating it revives none (SPEC A-11).
 
-Staff deactivate an account in the admin (or anything else that saves the
-user with ``is_active`` off). The bearer check and the token endpoint
-already refuse an inactive account's tokens, but only while it stays
-inactive: the moment it was reactivated, every access and refresh token
-issued before worked again. Here the transition itself revokes them, so
-reactivation starts from nothing: the person's connections (their consent)
-stand, and an assistant has to be authorized again to get a token.
-
-The receivers live in ``oauth`` because ``accounts`` knows nothing of tokens
-(dependencies point one way, docs/architecture.md). A bulk
-``QuerySet.update(is_active=False)`` sends no signal and revokes nothing:
-deactivate through a save (the admin form does).
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.db import transaction
@@ -23,11 +15,16 @@ from django.dispatch import receiver
 
 from apps.oauth.services import user_tokens_revoke
 
+if TYPE_CHECKING:
+    from apps.accounts.models import User
+
 _DEACTIVATING = "_lifeos_deactivating"
 
 
 @receiver(pre_save, sender=settings.AUTH_USER_MODEL, dispatch_uid="oauth-deactivation-seen")
-def _seen_deactivating(sender, instance, raw=False, update_fields=None, **kwargs):
+def _seen_deactivating(
+    sender: type[User], instance: User, raw: bool = False, update_fields: Iterable[str] | None = None, **kwargs: Any,
+) -> None:
     """Note whether this save turns an active account inactive (one query, only when saving an inactive one)."""
     if raw or instance.pk is None or instance.is_active:
         return
@@ -37,7 +34,7 @@ def _seen_deactivating(sender, instance, raw=False, update_fields=None, **kwargs
 
 
 @receiver(post_save, sender=settings.AUTH_USER_MODEL, dispatch_uid="oauth-deactivation-revoke")
-def _revoke_on_deactivation(sender, instance, raw=False, **kwargs):
+def _revoke_on_deactivation(sender: type[User], instance: User, raw: bool = False, **kwargs: Any) -> None:
     if raw or not getattr(instance, _DEACTIVATING, False):
         return
     setattr(instance, _DEACTIVATING, False)

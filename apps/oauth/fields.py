@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from typing import Any
 
 from django.db import models
 
@@ -15,21 +16,18 @@ def sha256_hex(value: str) -> str:
     return hashlib.sha256(value.encode("utf-8")).hexdigest()
 
 
+# SPEC A-4 (home)
 class HashedSecretField(models.CharField):
-    """Hash on the way in, for writes and for lookups alike.
+    """Hash on the way in, for writes and lookups alike: library lookups work, the raw code is never stored."""
 
-    ``Grant.objects.get(code=raw)`` therefore compares hashes, so the library
-    code that looks codes up keeps working while the raw code is never stored.
-    """
-
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("max_length", 64)
         super().__init__(*args, **kwargs)
 
-    def from_db_value(self, value, expression, connection):
+    def from_db_value(self, value: str | None, expression: object, connection: object) -> StoredHash | None:
         return None if value is None else StoredHash(value)
 
-    def get_prep_value(self, value):
+    def get_prep_value(self, value: Any) -> Any:
         value = super().get_prep_value(value)
         if value is None or isinstance(value, StoredHash):
             return value

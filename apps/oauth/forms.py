@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, cast
+
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from apps.consent import scopes as scope_rules
 from apps.memory.models import Category
 
+if TYPE_CHECKING:
+    from apps.oauth.offers import Offer
+
 # Offered only when asked for, and never ticked in advance (SPEC A-5, R-11): context:search and every
 # memory:<type>:read scope.
 UNTICKED_BY_DEFAULT = scope_rules.UNTICKED_BY_DEFAULT
 
 
+# SPEC I-4 (home)
 class ConsentForm(forms.Form):
     """Checkboxes ``scopes`` and ``categories``; anything beyond what the page offered is refused."""
 
@@ -22,11 +28,13 @@ class ConsentForm(forms.Form):
         required=False, widget=forms.CheckboxSelectMultiple, choices=Category.choices
     )
 
-    def __init__(self, *args, offer, **kwargs):
+    def __init__(self, *args: Any, offer: Any, **kwargs: Any) -> None:  # an Offer, kept beside the field of its name
         self.offer = offer
         super().__init__(*args, **kwargs)
         descriptions = scope_rules.DESCRIPTIONS
-        self.fields["scopes"].choices = [(name, descriptions[name]) for name in offer.scopes]
+        cast(forms.MultipleChoiceField, self.fields["scopes"]).choices = [
+            (name, descriptions[name]) for name in offer.scopes
+        ]
         self.fields["scopes"].error_messages["invalid_choice"] = _(
             "“%(value)s” was not requested by this assistant and cannot be granted."
         )
@@ -36,7 +44,7 @@ class ConsentForm(forms.Form):
             self.initial.setdefault("categories", list(Category.shareable()))
 
     @staticmethod
-    def default_scopes(offer) -> list[str]:
+    def default_scopes(offer: Offer) -> list[str]:
         return [name for name in offer.scopes if name not in UNTICKED_BY_DEFAULT]
 
     def clean_categories(self) -> list[str]:

@@ -1,5 +1,7 @@
 """Extensions of django-oauth-toolkit through its swappable models (SPEC A-2 … A-4)."""
 
+from datetime import datetime
+
 from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
@@ -11,8 +13,7 @@ from apps.oauth.fields import HashedSecretField
 class HashedGrant(AbstractGrant):
     """DOT's authorization code, with the code stored only as its SHA-256.
 
-    A redeemed code is kept (not deleted) until it expires, so that a replay
-    can be recognised and the tokens issued from it revoked (SPEC A-3).
+    A redeemed code is kept until it expires, so a replay is recognised (SPEC A-3).
     """
 
     code = HashedSecretField(unique=True, verbose_name=_("code hash"))
@@ -25,13 +26,11 @@ class HashedGrant(AbstractGrant):
         verbose_name_plural = _("authorization codes")
 
 
-class TokenFamily(models.Model):
+# SPEC A-2 (home)
+class TokenFamily(models.Model):  # noqa: DJ008 - its admin shows it by its columns
     """All tokens descended from one consent; refresh ends 30 days after it (SPEC A-2).
 
-    ``code`` is the hash of the authorization code the family came from. The
-    code's own row goes with the purge minutes after it expires; this one
-    lets a replay of the code revoke the family for as long as the family is
-    kept (SPEC A-3).
+    ``code`` is the hash of its authorization code, so a replay of the code revokes the family (SPEC A-3).
     """
 
     family = models.UUIDField(primary_key=True)
@@ -50,7 +49,8 @@ class TokenFamily(models.Model):
         indexes = [models.Index(fields=["user", "application"], name="family_user_app")]
 
     @staticmethod
-    def kept_since(now):
+    def kept_since(now: datetime) -> datetime:
         """Families consented before this moment are forgotten: 30 days of refresh, then 30 in which
-        a revoked refresh token can still be replayed and recognised (``token_families_purge``)."""
+        a revoked refresh token can still be replayed and recognised (``token_families_purge``).
+        """
         return now - 2 * settings.REFRESH_FAMILY_LIFETIME

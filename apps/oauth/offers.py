@@ -1,21 +1,23 @@
 """What the consent page offered, carried to its POST signed, never trusted from form fields.
 
-The page is rendered from a validated authorization request. Everything the
-approval needs from that request (client, redirect URI, state, PKCE challenge,
-resource, requested scopes) travels back in one signed, user-bound, short-lived
-value, so a crafted POST cannot ask for more than the page offered (SPEC A-9).
-None of it is a secret: the code challenge is a hash, the rest was in the URL.
+Also SPEC A-9. Design notes: docs/design.md.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from datetime import timedelta
+from typing import TYPE_CHECKING, Any
 
 from django.core import signing
 
 from apps.common import clock
 from apps.consent import scopes as scope_rules
+
+if TYPE_CHECKING:
+    from django.contrib.auth.base_user import AbstractBaseUser
+    from django.contrib.auth.models import AnonymousUser
 
 SALT = "apps.oauth.offers"
 MAX_AGE = timedelta(minutes=15)
@@ -25,6 +27,7 @@ class OfferInvalid(Exception):
     """The signed offer is missing, tampered with, someone else's, or too old."""
 
 
+# SPEC A-9 (home)
 @dataclass(frozen=True)
 class Offer:
     client_id: str
@@ -37,7 +40,7 @@ class Offer:
     issued_at: float = field(default_factory=lambda: clock.now().timestamp())
 
     @classmethod
-    def from_request(cls, *, scopes, credentials: dict, resource: str) -> Offer:
+    def from_request(cls, *, scopes: Iterable[str], credentials: dict[str, Any], resource: str) -> Offer:
         return cls(
             client_id=credentials["client_id"],
             redirect_uri=credentials["redirect_uri"],
@@ -48,11 +51,11 @@ class Offer:
             scopes=tuple(scope_rules.ordered(scopes)),
         )
 
-    def sign(self, *, user) -> str:
+    def sign(self, *, user: AbstractBaseUser | AnonymousUser) -> str:
         return signing.dumps({"user": user.pk, "offer": asdict(self)}, salt=SALT, compress=True)
 
     @classmethod
-    def unsign(cls, value: str, *, user) -> Offer:
+    def unsign(cls, value: str, *, user: AbstractBaseUser | AnonymousUser) -> Offer:
         try:
             payload = signing.loads(value or "", salt=SALT)
             if payload["user"] != user.pk:

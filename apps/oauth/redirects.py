@@ -1,17 +1,13 @@
 """Where an assistant may send the person back to (SPEC A-6, A-7; RFC 8252).
 
-https anywhere; http only on loopback (any port, RFC 8252 §7.3); the
-private-use schemes of native apps that ``OAUTH_PRIVATE_USE_SCHEMES`` lists
-(``cursor://``, ``vscode://`` …). A scheme that runs or reads something in the
-browser itself can never be listed. The list also feeds the toolkit's
-``ALLOWED_REDIRECT_URI_SCHEMES``, so registration, the admin and the final
-redirect apply one rule.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
 from urllib.parse import urlsplit
 
 from django.conf import settings
@@ -27,7 +23,7 @@ SCHEME = re.compile(r"[a-z][a-z0-9+.\-]*")
 MAX_REDIRECT_URI_LENGTH = 2000
 
 
-def private_use_schemes(names) -> list[str]:
+def private_use_schemes(names: Iterable[str]) -> list[str]:
     """The operator's list of native-app schemes, checked once at start-up: a dangerous one stops it."""
     schemes = [name.strip().lower() for name in names]
     for scheme in schemes:
@@ -40,12 +36,10 @@ def _whitespace_or_control(text: str) -> bool:
     return any(char.isspace() or unicodedata.category(char) == "Cc" for char in text)
 
 
-def redirect_uri_problem(uri) -> str | None:
+def redirect_uri_problem(uri: str) -> str | None:
     """Why this redirect URI cannot be registered, or ``None``.
 
-    The toolkit stores a client's redirect URIs space-joined and splits them
-    when it checks one, so a URI holding whitespace would smuggle in a second,
-    unchecked one: whitespace and control characters are refused outright.
+    Whitespace and control characters are refused: the toolkit space-joins the URIs it stores.
     """
     if not isinstance(uri, str) or not uri:
         return "Each redirect URI must be a non-empty string."

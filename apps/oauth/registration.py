@@ -1,19 +1,16 @@
 """Dynamic client registration for assistants (SPEC A-6, RFC 7591 / 7592).
 
-django-oauth-toolkit's registration views, narrowed to what an assistant may
-be: a public client (``token_endpoint_auth_method`` "none") or a confidential
-one (``client_secret_post`` / ``client_secret_basic``) using the authorization
-code grant, whose redirect URIs follow ``redirects.py``. Registration is open
-to anyone, so it is rate-limited per client IP.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
+from typing import Any
 
 from django.conf import settings
-from django.http import HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from oauth2_provider.views import DynamicClientRegistrationManagementView, DynamicClientRegistrationView
 
 from apps.common.addresses import client_ip
@@ -32,7 +29,7 @@ MAX_CLIENT_NAME_LENGTH = 100
 
 
 class MetadataRefused(Exception):
-    def __init__(self, error: str, description: str):
+    def __init__(self, error: str, description: str) -> None:
         super().__init__(description)
         self.error = error
         self.description = description
@@ -41,16 +38,15 @@ class MetadataRefused(Exception):
         return JsonResponse({"error": self.error, "error_description": self.description}, status=400)
 
 
-def _string_list(value) -> bool:
+def _string_list(value: object) -> bool:
     return isinstance(value, list) and all(isinstance(item, str) for item in value)
 
 
-def assistant_metadata(data) -> dict:
+# SPEC A-6 (home)
+def assistant_metadata(data: dict[str, Any]) -> dict[str, Any]:
     """The client metadata with the product's rules applied; raises ``MetadataRefused``.
 
-    An omitted ``token_endpoint_auth_method`` becomes "none" (RFC 7591 §3.2.1
-    lets the server substitute values); a client that can keep a secret (a
-    web app such as Claude's) may ask for one.
+    An omitted ``token_endpoint_auth_method`` becomes "none" (RFC 7591 §3.2.1).
     """
     if not isinstance(data, dict):
         raise MetadataRefused("invalid_client_metadata", "Request body must be a JSON object.")
@@ -93,7 +89,7 @@ def assistant_metadata(data) -> dict:
     return data
 
 
-def _apply_rules(request) -> dict | JsonResponse:
+def _apply_rules(request: HttpRequest) -> dict[str, Any] | JsonResponse:
     """Check the JSON body and hand the toolkit the normalised metadata; returns it, or the refusal."""
     try:
         data = json.loads(request.body)
@@ -110,7 +106,8 @@ def _apply_rules(request) -> dict | JsonResponse:
 
 def _as_registered(response: HttpResponse, metadata: dict) -> HttpResponse:
     """RFC 7591 §3.2.1: say the auth method the client asked for (the toolkit names Basic for every
-    confidential client, and takes either) and, beside a secret, that it never expires."""
+    confidential client, and takes either) and, beside a secret, that it never expires.
+    """
     body = json.loads(response.content)
     body["token_endpoint_auth_method"] = metadata["token_endpoint_auth_method"]
     body["client_id_issued_at"] = int(datetime.now(UTC).timestamp())
@@ -123,7 +120,7 @@ def _as_registered(response: HttpResponse, metadata: dict) -> HttpResponse:
 class RegistrationView(DynamicClientRegistrationView):
     """RFC 7591 registration endpoint, at most N registrations per client IP per window."""
 
-    def post(self, request, *args, **kwargs):
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         address = client_ip(request)
         retry_after = None if unlimited(address) else throttle_hit(
             scope="oauth-registration",
@@ -152,7 +149,7 @@ class RegistrationView(DynamicClientRegistrationView):
 class RegistrationManagementView(DynamicClientRegistrationManagementView):
     """RFC 7592 client configuration endpoint; an update obeys the same rules as registration."""
 
-    def put(self, request, client_id, *args, **kwargs):
+    def put(self, request: HttpRequest, client_id: str, *args: Any, **kwargs: Any) -> HttpResponse:
         # RFC 7592 §2.2: only the holder of the registration access token may update; a caller without
         # it is refused (401) before its metadata is looked at. The toolkit's put() checks the token again.
         auth = self._authenticate_registration_request(request, client_id)
@@ -163,7 +160,7 @@ class RegistrationManagementView(DynamicClientRegistrationManagementView):
             return metadata
         return super().put(request, client_id, *args, **kwargs)
 
-    def delete(self, request, client_id, *args, **kwargs):
+    def delete(self, request: HttpRequest, client_id: str, *args: Any, **kwargs: Any) -> HttpResponse:
         # RFC 7592 §2.3. The toolkit deletes the client, and with it every connection people made to it.
         auth = self._authenticate_registration_request(request, client_id)
         if isinstance(auth, HttpResponse):

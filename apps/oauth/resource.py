@@ -1,16 +1,12 @@
 """The one protected resource tokens may be issued for: ``/mcp`` (SPEC A-6, RFC 8707).
 
-django-oauth-toolkit accepts any absolute URI as a resource indicator; this
-product has exactly one resource. A missing indicator means it; a given one
-must name it, compared after normalisation (scheme and host case, default
-port, one trailing slash), because clients spell the URL they were given in
-these ways. Tokens are always bound to the canonical
-``settings.MCP_RESOURCE_URL``, whatever the client wrote.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 from urllib.parse import urlsplit
 
 from django.conf import settings
@@ -40,7 +36,7 @@ def names_mcp(uri: str) -> bool:
     return normalised(uri) == normalised(settings.MCP_RESOURCE_URL)
 
 
-def resource_error(values: Iterable[str], *, state: str | None = None, request=None):
+def resource_error(values: Iterable[str], *, state: str | None = None, request: Any = None) -> Any:
     """The ``invalid_target`` error for these resource indicators, or ``None`` when they name ``/mcp``.
 
     One indicator at most; none at all is the ``/mcp`` resource too: some clients leave the parameter out.
@@ -56,7 +52,7 @@ def resource_error(values: Iterable[str], *, state: str | None = None, request=N
     )
 
 
-def requested_resources(oauthlib_request) -> list[str]:
+def requested_resources(oauthlib_request: Any) -> list[str]:
     """Every ``resource`` value of a token request (RFC 8707 allows repeating it)."""
     values = [value for key, value in (getattr(oauthlib_request, "decoded_body", None) or []) if key == "resource"]
     if values:
@@ -67,6 +63,6 @@ def requested_resources(oauthlib_request) -> list[str]:
     return [single] if single else []
 
 
-def bind_to_mcp(oauthlib_request) -> None:
+def bind_to_mcp(oauthlib_request: Any) -> None:
     """Have the toolkit bind the tokens it issues to the canonical ``/mcp`` (checked before, by ``resource_error``)."""
     oauthlib_request.resource = [settings.MCP_RESOURCE_URL]

@@ -1,23 +1,39 @@
 """Writes on token families: opened by a code exchange, ended by a replay (SPEC A-2, A-3).
 
-A family is every access and refresh token descended from one authorization
-code. django-oauth-toolkit already tags refresh tokens with a ``token_family``
-uuid; ``TokenFamily`` adds what the toolkit does not know: when the person
-consented (for the absolute 30-day refresh limit) and why the family ended
-(for the security notice on the person's page).
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations
 
+import logging
 import uuid
+from datetime import datetime
+from typing import TYPE_CHECKING
 
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 from django.db import transaction
-from oauth2_provider.models import get_access_token_model, get_grant_model, get_refresh_token_model
+from oauth2_provider.models import (
+    clear_expired,
+    get_access_token_model,
+    get_grant_model,
+    get_refresh_token_model,
+    refresh_token_expire_timedelta,
+)
+from oauth2_provider.settings import oauth2_settings
 
 from apps.common import clock
 from apps.consent.models import Connection
 from apps.consent.services import connection_revoke
 from apps.oauth.models import TokenFamily
+from apps.ops.locks import exclusive
+
+logger = logging.getLogger(__name__)
+
+if TYPE_CHECKING:
+    from oauth2_provider.models import Application
+
+    from apps.accounts.models import User
 
 
 class RevokedReason:
@@ -28,7 +44,7 @@ class RevokedReason:
     NOTICES = (REFRESH_REPLAY, CODE_REPLAY)
 
 
-def token_family_open(*, family: uuid.UUID, user, application, code: str) -> TokenFamily:
+def token_family_open(*, family: uuid.UUID, user: User, application: Application, code: str) -> TokenFamily:
     """Record a new family at the moment its authorization code is exchanged (only the code's hash is kept)."""
     return TokenFamily.objects.create(family=family, user=user, application=application, code=code,
                                       consented_at=clock.now())
@@ -36,11 +52,9 @@ def token_family_open(*, family: uuid.UUID, user, application, code: str) -> Tok
 
 @transaction.atomic
 def token_family_revoke(*, family: uuid.UUID | None, reason: str) -> None:
-    """Kill every token of the family and record why; the first recorded reason is kept.
+    """Kill every token of the family and record why (the first reason is kept).
 
-    Uses the toolkit's own family revocation (refresh tokens marked revoked,
-    access tokens deleted), so a later replay of any member is still
-    recognised.
+    The toolkit's own family revocation, so a later replay of any member is still recognised.
     """
     if family is None:
         return
@@ -52,13 +66,10 @@ def token_family_revoke(*, family: uuid.UUID | None, reason: str) -> None:
 
 
 @transaction.atomic
-def user_tokens_revoke(*, user) -> None:
-    """End every token family of the person, and every code not exchanged yet (SPEC A-11: deactivation).
+def user_tokens_revoke(*, user: User) -> None:
+    """End every token family of the person and every code not exchanged yet (SPEC A-11: deactivation).
 
-    The families are revoked as a replay revokes one, so a refresh token of
-    theirs presented later is recognised and refused; access tokens of no
-    family and outstanding codes are deleted. Connections stay: reactivated,
-    the person's assistants must be authorized again, and nothing revives.
+    Connections stay: reactivated, the person authorizes their assistants again; nothing revives.
     """
     families = set(TokenFamily.objects.filter(user=user, revoked_at=None).values_list("family", flat=True))
     families |= set(
@@ -73,14 +84,10 @@ def user_tokens_revoke(*, user) -> None:
 
 
 @transaction.atomic
-def application_deregister(*, application) -> None:
+def application_deregister(*, application: Application) -> None:
     """The assistant deletes its own registration (RFC 7592 §2.3): every token and code of it dies at once.
 
-    A client nobody connected is deleted. One that people connected stays, with
-    every connection revoked (SPEC C-7) and no redirect URI left, so no
-    authorization can start and nothing can be sent to it again; deleting it
-    would take the people's connections with it, and with them their record
-    of what the assistant was sent (SPEC D-8) and its proposals.
+    A client people connected stays, revoked and without redirect URIs, to keep their records (SPEC C-7, D-8).
     """
     connections = Connection.objects.filter(application=application)
     if not connections.exists():
@@ -92,12 +99,36 @@ def application_deregister(*, application) -> None:
     type(application).objects.filter(pk=application.pk).update(redirect_uris="")
 
 
-def token_families_purge(*, now) -> int:
+def token_families_purge(*, now: datetime) -> int:
     """Forget families that can hold no live or replay-detectable token any more.
 
-    A family refreshes for at most ``REFRESH_FAMILY_LIFETIME`` after consent, and
-    its revoked refresh tokens are kept as long again for reuse detection; after
-    both, the row only fed the person's security notice, which ends with it.
+    That is twice ``REFRESH_FAMILY_LIFETIME`` after consent; the security notice ends with the row.
     """
     deleted, _ = TokenFamily.objects.filter(consented_at__lt=TokenFamily.kept_since(now)).delete()
     return deleted
+
+
+def oauth_tokens_purge() -> bool:
+    """Delete expired authorization codes and dead tokens (SPEC J-1); return whether it ran.
+
+    Uses django-oauth-toolkit's own ``clear_expired()``. With refresh-token
+    reuse protection on, it keeps every revoked refresh token until
+    ``REFRESH_TOKEN_EXPIRE_SECONDS`` after its revocation, so a rotated token
+    replayed at any point of its family's life is still recognised and the
+    whole family revoked (SPEC A-3). That only holds while the keep-window is
+    at least the family's absolute lifetime (A-2): refuse to run otherwise.
+    """
+    keep_revoked_for = refresh_token_expire_timedelta()
+    if not oauth2_settings.REFRESH_TOKEN_REUSE_PROTECTION or keep_revoked_for is None \
+            or keep_revoked_for < settings.REFRESH_FAMILY_LIFETIME:
+        raise ImproperlyConfigured(
+            "oauth_tokens_purge needs REFRESH_TOKEN_REUSE_PROTECTION on and REFRESH_TOKEN_EXPIRE_SECONDS "
+            "at least REFRESH_FAMILY_LIFETIME, or it would delete rows that refresh-reuse detection needs"
+        )
+    with exclusive("ops.oauth_tokens_purge") as acquired:
+        if not acquired:
+            logger.info("token purge already running elsewhere; skipped")
+            return False
+        clear_expired()
+        token_families_purge(now=clock.now())
+    return True

@@ -1,7 +1,6 @@
 """The authorization server's URLs (SPEC A-6, I-6), mounted at the site root.
 
-The namespace is django-oauth-toolkit's own: its metadata and registration
-views reverse ``oauth2_provider:<name>`` to publish the endpoint URLs.
+Design notes: docs/design.md.
 """
 
 from django.urls import path

@@ -1,7 +1,6 @@
 """django-oauth-toolkit validator: the product's OAuth rules, through DOT's hooks.
 
-Every time decision here reads the product clock (``apps.common.clock``), so
-expiry is testable without sleeping and agrees with the ``/mcp`` bearer check.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations
@@ -10,6 +9,7 @@ import hashlib
 import re
 import uuid
 from datetime import timedelta
+from typing import Any
 
 from django.conf import settings
 from django.db.models import F
@@ -22,7 +22,7 @@ from oauthlib.oauth2.rfc6749 import errors
 from apps.common import clock
 from apps.common.text import unstorable_text_reason
 from apps.consent import scopes as scope_rules
-from apps.consent.selectors import connection_scopes
+from apps.consent.selectors.visibility import connection_scopes
 from apps.consent.services import connection_live_locked
 from apps.oauth.models import TokenFamily
 from apps.oauth.resource import bind_to_mcp, requested_resources, resource_error
@@ -41,7 +41,7 @@ PKCE_METHOD = "S256"
 PKCE_CHALLENGE = re.compile(r"[A-Za-z0-9\-._~]{43,128}")
 
 
-def pkce_problem(method, challenge) -> str | None:
+def pkce_problem(method: object, challenge: object) -> str | None:
     """Why this PKCE method and challenge cannot be used (SPEC A-1), or ``None``."""
     if method != PKCE_METHOD or not challenge:
         return "PKCE with code_challenge_method S256 is required."
@@ -53,7 +53,7 @@ def pkce_problem(method, challenge) -> str | None:
 class _Replayed(Exception):
     """A code or refresh token was used twice; raised inside the transaction that found out."""
 
-    def __init__(self, family: uuid.UUID | None, reason: str):
+    def __init__(self, family: uuid.UUID | None, reason: str) -> None:
         super().__init__(reason)
         self.family = family
         self.reason = reason
@@ -63,19 +63,17 @@ def _checksum(raw: str) -> str:
     return hashlib.sha256(raw.encode("utf-8")).hexdigest()
 
 
-def _rotated(rt) -> bool:
+def _rotated(rt: Any) -> bool:
     """This refresh token was replaced by a newer one of its family (not merely revoked)."""
     return bool(rt.token_family) and get_refresh_token_model().objects.filter(
         token_family=rt.token_family, pk__gt=rt.pk
     ).exists()
 
 
-def _in_grace(rt, client) -> bool:
-    """SPEC A-3: concurrency is not theft. The client whose token it is, presenting it moments after it was
-    rotated (several requests found the access token expired at once), gets a pair of its own.
+def _in_grace(rt: Any, client: Any) -> bool:
+    """SPEC A-3: concurrency is not theft. The token's own client, presenting it just after it was rotated, gets a pair.
 
-    Only the token just rotated: the access token it was rotated to is still live (a later rotation deletes
-    it, and a revocation never made one).
+    Only the token just rotated, whose successor access token is still live.
     """
     return (
         rt.revoked is not None
@@ -85,7 +83,7 @@ def _in_grace(rt, client) -> bool:
     )
 
 
-def _as_list(value) -> list[str]:
+def _as_list(value: Any) -> list[str]:
     if isinstance(value, (list, tuple)):
         return list(value)
     return [value] if value else []
@@ -94,11 +92,10 @@ def _as_list(value) -> list[str]:
 class AssistantOAuth2Validator(OAuth2Validator):
     """Authorization code + PKCE S256 for ``/mcp`` only, single-use codes, rotating refresh families.
 
-    Besides that, only the client credentials grant, for confidential clients
-    (internal agents); never password, implicit or device code.
+    Besides that, only client credentials, for confidential clients (internal agents).
     """
 
-    def _load_application(self, client_id, request):
+    def _load_application(self, client_id: str, request: Any) -> Any:
         # No client_id holds text a database cannot store (a NUL, a lone surrogate). The toolkit expects the
         # driver to refuse one with a ValueError; psycopg 3 sends the query and PostgreSQL answers DataError
         # (a 500), so it is never asked.
@@ -108,7 +105,9 @@ class AssistantOAuth2Validator(OAuth2Validator):
 
     # --- SPEC A-1: grants and response types -------------------------------------
 
-    def validate_grant_type(self, client_id, grant_type, client, request, *args, **kwargs):
+    def validate_grant_type(
+        self, client_id: str, grant_type: str, client: Any, request: Any, *args: Any, **kwargs: Any
+    ) -> bool:
         # Client credentials: only a confidential client that staff registered as an agent (it has a policy).
         allowed = grant_type in ASSISTANT_GRANT_TYPES or (
             grant_type in SERVICE_GRANT_TYPES and is_agent_application(client)
@@ -117,13 +116,10 @@ class AssistantOAuth2Validator(OAuth2Validator):
             return False
         return super().validate_grant_type(client_id, grant_type, client, request, *args, **kwargs)
 
-    def validate_scopes(self, client_id, scopes, client, request, *args, **kwargs):
-        """Agents get ``internal:agents`` and nothing else; nobody else ever gets it (scope_backend.py).
-
-        The scopes backend already offers each kind of client only its own
-        family; this is the backstop that ties the agent scope to the
-        client-credentials grant as well.
-        """
+    def validate_scopes(
+        self, client_id: str, scopes: list[str], client: Any, request: Any, *args: Any, **kwargs: Any
+    ) -> bool:
+        """Agents get ``internal:agents`` and nothing else; nobody else ever gets it (backstop of scope_backend.py)."""
         # The list is the request's own: what is left of it is what the consent page offers.
         scopes[:] = without_ignored(scopes) or self.get_default_scopes(client_id, request)
         wanted = set(scopes)
@@ -135,7 +131,9 @@ class AssistantOAuth2Validator(OAuth2Validator):
             return False
         return super().validate_scopes(client_id, scopes, client, request, *args, **kwargs)
 
-    def validate_response_type(self, client_id, response_type, client, request, *args, **kwargs):
+    def validate_response_type(
+        self, client_id: str, response_type: str, client: Any, request: Any, *args: Any, **kwargs: Any
+    ) -> bool:
         if response_type != "code":
             return False
         return super().validate_response_type(client_id, response_type, client, request, *args, **kwargs)
@@ -143,11 +141,12 @@ class AssistantOAuth2Validator(OAuth2Validator):
     # --- Authorization codes (SPEC A-2 … A-4, A-6) --------------------------------
 
     @sensitive_variables()
-    def save_authorization_code(self, client_id, code, request, *args, **kwargs):
+    def save_authorization_code(
+        self, client_id: str, code: dict[str, Any], request: Any, *args: Any, **kwargs: Any
+    ) -> None:
         """Store the code's hash, bound to ``/mcp`` and S256 PKCE, expiring on the product clock.
 
-        The consent view checks both before it shows the page; this is the
-        backstop for anything that reaches code creation another way.
+        The consent view checks both first; this is the backstop.
         """
         problem = pkce_problem(request.code_challenge_method, request.code_challenge)
         if problem is not None:
@@ -160,12 +159,10 @@ class AssistantOAuth2Validator(OAuth2Validator):
         self._create_authorization_code(request, code, expires=expires)
 
     @sensitive_variables()
-    def validate_code(self, client_id, code, client, request, *args, **kwargs):
+    def validate_code(self, client_id: str, code: str, client: Any, request: Any, *args: Any, **kwargs: Any) -> bool:
         """A live, unredeemed code of this client, exchanged for ``/mcp``.
 
-        A code presented again after its exchange is refused and every token
-        issued from it is revoked, whichever client presents it (SPEC A-3):
-        another client holding it means the code leaked.
+        A code presented again is refused and its tokens revoked, whichever client presents it (SPEC A-3).
         """
         grant = get_grant_model().objects.filter(code=code).first()
         if grant is None:  # never issued, or purged after it expired: its family still knows it
@@ -191,36 +188,33 @@ class AssistantOAuth2Validator(OAuth2Validator):
     # delete it in between (``connection_revoke``). They use the row ``validate_code`` read, and the
     # exchange then fails at its write (``_save_bearer_token``).
 
-    def confirm_redirect_uri(self, client_id, code, redirect_uri, client, request, *args, **kwargs):
+    def confirm_redirect_uri(
+        self, client_id: str, code: str, redirect_uri: str, client: Any, request: Any, *args: Any, **kwargs: Any
+    ) -> bool:
         return request.validated_grant.redirect_uri_allowed(redirect_uri)
 
-    def get_code_challenge(self, code, request):
+    def get_code_challenge(self, code: str, request: Any) -> str | None:
         return request.validated_grant.code_challenge or None
 
-    def get_code_challenge_method(self, code, request):
+    def get_code_challenge_method(self, code: str, request: Any) -> str | None:
         return request.validated_grant.code_challenge_method or None
 
-    def invalidate_authorization_code(self, client_id, code, request, *args, **kwargs):
-        """Keep the code row: it was marked redeemed in the transaction that saved its tokens.
-
-        The toolkit deletes it here; keeping it until it expires is what lets a
-        replay be recognised (``validate_code``).
-        """
+    def invalidate_authorization_code(self, client_id: str, code: str, request: Any, *args: Any, **kwargs: Any) -> None:
+        """Keep the code row (marked redeemed with its tokens) until it expires, so a replay is recognised."""
         redeemed = get_grant_model().objects.filter(code=code, application=request.client, redeemed_at__isnull=False)
         if not redeemed.exists():
             raise errors.InvalidGrantError(request=request)
 
     # --- Refresh tokens (SPEC A-2, A-3) -------------------------------------------
 
+    # SPEC A-3 (home)
     @sensitive_variables()
-    def validate_refresh_token(self, refresh_token, client, request, *args, **kwargs):
-        """A live refresh token of this client whose family is younger than 30 days.
+    def validate_refresh_token(
+        self, refresh_token: str, client: Any, request: Any, *args: Any, **kwargs: Any
+    ) -> bool:
+        """A live refresh token of this client whose family is younger than 30 days from consent (SPEC A-2).
 
-        The 30 days count from the original consent, not from the last refresh
-        (the toolkit's own expiry slides); it supersedes the toolkit's check.
-        Presenting a token that was already rotated revokes its whole family
-        through the toolkit's reuse protection, and the family records why —
-        unless its own client presents it within the grace window (``_in_grace``).
+        A rotated token presented again revokes its family, unless its own client is within ``_in_grace``.
         """
         if request.scope:  # read by the toolkit after this check: a refresh may name offline_access too
             request.scope = " ".join(without_ignored(request.scope.split())) or None
@@ -255,12 +249,10 @@ class AssistantOAuth2Validator(OAuth2Validator):
         request.refresh_token_instance = rt
         return True
 
-    def get_original_scopes(self, refresh_token, request, *args, **kwargs):
+    def get_original_scopes(self, refresh_token: str, request: Any, *args: Any, **kwargs: Any) -> list[str]:
         """The refreshed token's scopes, less those the person has removed since (SPEC C-5, C-6).
 
-        A refresh without ``scope`` is issued these, and one asking for more is
-        refused as ``invalid_scope``: a removed scope never comes back without a
-        new consent, and the token response says what the token can do.
+        A refresh asking for more is refused as ``invalid_scope``: a removed scope needs a new consent.
         """
         original = super().get_original_scopes(refresh_token, request, *args, **kwargs).split()
         granted = connection_scopes(user=request.user, application=request.client)
@@ -268,7 +260,7 @@ class AssistantOAuth2Validator(OAuth2Validator):
 
     # --- Saving tokens ---------------------------------------------------------------
 
-    def save_bearer_token(self, token, request, *args, **kwargs):
+    def save_bearer_token(self, token: dict[str, Any], request: Any, *args: Any, **kwargs: Any) -> None:
         try:
             return super().save_bearer_token(token, request, *args, **kwargs)
         except _Replayed as replay:
@@ -277,13 +269,10 @@ class AssistantOAuth2Validator(OAuth2Validator):
             raise errors.InvalidGrantError(request=request) from None
 
     @sensitive_variables()
-    def _save_bearer_token(self, token, request, *args, **kwargs):
+    def _save_bearer_token(self, token: dict[str, Any], request: Any, *args: Any, **kwargs: Any) -> None:
         """Save the pair, stamping expiry on the product clock; a code exchange opens a family.
 
-        The person's connection is locked first and must be live. Then the code
-        (or the refresh token being rotated) is locked, so two concurrent
-        exchanges of one code cannot both get tokens: the loser is treated as
-        a replay.
+        Locks the live connection, then the code or refresh token: of two concurrent exchanges, one is a replay.
         """
         if request.grant_type in ASSISTANT_GRANT_TYPES and not connection_live_locked(
             user=request.user, application=request.client
@@ -327,7 +316,7 @@ class AssistantOAuth2Validator(OAuth2Validator):
         access_token_model.objects.filter(pk=access_token.pk).update(expires=clock.now() + lifetime)
         if in_grace:
             get_refresh_token_model().objects.filter(access_token=access_token).update(
-                token_family=previous.token_family
+                token_family=previous.token_family  # type: ignore[union-attr]  # in_grace: previous was found
             )
         elif previous is not None:  # rotated now: the grace window is measured on the product clock
             get_refresh_token_model().objects.filter(pk=previous.pk).update(revoked=clock.now())

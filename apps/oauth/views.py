@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from django.conf import settings
 from django.db import transaction
-from django.http import JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils.decorators import method_decorator
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.cache import never_cache
@@ -30,7 +31,7 @@ from apps.oauth.resource import resource_error
 from apps.oauth.validators import pkce_problem
 
 
-def _secret_in_query(request) -> bool:
+def _secret_in_query(request: HttpRequest) -> bool:
     return any(name in request.GET for name in SECRET_PARAMETERS)
 
 
@@ -44,22 +45,20 @@ def _query_refused() -> JsonResponse:
     )
 
 
+# SPEC A-7 (home)
 @method_decorator(never_cache, name="dispatch")
 @method_decorator(sensitive_post_parameters(*SECRET_PARAMETERS), name="dispatch")
 @method_decorator(CONSENT_PAGE_POLICY, name="dispatch")
 class ConsentView(dot_views.AuthorizationView):
-    """The consent page: who is asking, for what, and which categories it may ever see.
+    """The consent page: who is asking, for what, and which categories it may ever see (SPEC A-7, A-9).
 
-    The toolkit's view validates the request and creates the code; this
-    subclass always asks the person (no silent re-approval), pins the resource
-    and PKCE method before showing anything, and records the person's choice
-    on the connection in the same transaction as the code (SPEC A-7, A-9).
+    Always asks (no silent re-approval) and records the choice in the code's transaction.
     """
 
     template_name = "oauth/authorize.html"
     form_class = ConsentForm
 
-    def get(self, request, *args, **kwargs):
+    def get(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         try:
             scopes, credentials = self.validate_authorization_request(request)
         except OAuthToolkitError as error:
@@ -73,7 +72,7 @@ class ConsentView(dot_views.AuthorizationView):
         offer = Offer.from_request(scopes=scopes, credentials=credentials, resource=settings.MCP_RESOURCE_URL)
         return self._page(ConsentForm(offer=offer, initial={"offer": offer.sign(user=request.user)}), application)
 
-    def post(self, request, *args, **kwargs):
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         try:
             offer = Offer.unsign(request.POST.get("offer", ""), user=request.user)
             application = get_application_model().objects.get(client_id=offer.client_id)
@@ -88,7 +87,7 @@ class ConsentView(dot_views.AuthorizationView):
             with transaction.atomic():
                 # SPEC A-7: the person's choice creates or replaces the connection's scopes and categories.
                 connection_authorize(
-                    user=request.user,
+                    user=request.user,  # type: ignore[arg-type]  # the consent page is behind the login
                     application=application,
                     scopes=set(form.cleaned_data["scopes"]),
                     categories=set(form.cleaned_data["categories"]),
@@ -98,11 +97,10 @@ class ConsentView(dot_views.AuthorizationView):
             form.add_error(None, exc.message)
             return self._page(form, application, status=400)
 
-    def _respond(self, offer, application, *, scopes, allow):
+    def _respond(self, offer: Offer, application: Any, *, scopes: list[str], allow: bool) -> HttpResponse:
         """Create the code (or the refusal) and send the browser back to the assistant.
 
-        Inside the approval's transaction: when no code comes out, the
-        connection change is rolled back too, so nothing is issued (SPEC A-9).
+        No code means the connection change is rolled back too (SPEC A-9).
         """
         try:
             uri, _headers, _body, _status = self.create_authorization_response(
@@ -118,7 +116,7 @@ class ConsentView(dot_views.AuthorizationView):
         return self.redirect(uri, application)
 
     @staticmethod
-    def _request_problem(request, credentials):
+    def _request_problem(request: HttpRequest, credentials: dict[str, Any]) -> Any:
         """Refuse before showing the page: the resource must be /mcp, PKCE S256 with a well-formed challenge.
 
         SPEC A-1, A-6; RFC 7636 §4.2 for the challenge's form.
@@ -131,7 +129,7 @@ class ConsentView(dot_views.AuthorizationView):
             return errors.InvalidRequestError(description=problem, state=state)
         return resource_error(request.GET.getlist("resource"), state=state)
 
-    def _page(self, form, application, status=200):
+    def _page(self, form: Any, application: Any, status: int = 200) -> HttpResponse:
         offer = form.offer
         chosen_scopes = set(form["scopes"].value() or [])
         chosen_categories = set(form["categories"].value() or [])
@@ -163,7 +161,7 @@ class TokenView(dot_views.TokenView):
     """Code exchange and refresh; credentials in the query string are refused (SPEC A-4)."""
 
     @method_decorator(sensitive_variables())
-    def post(self, request, *args, **kwargs):
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         if _secret_in_query(request):
             return _query_refused()
         # Not super().post(): it sends the device grant to a device-code lookup of its own (SPEC A-1: no
@@ -177,7 +175,7 @@ class TokenView(dot_views.TokenView):
     # Declared here, the innermost call, because the toolkit's own declaration (password and
     # client_secret only) sits on a method in between and would replace one made on post().
     @method_decorator(sensitive_post_parameters(*SECRET_PARAMETERS))
-    def create_token_response(self, request):
+    def create_token_response(self, request: HttpRequest) -> Any:
         return super().create_token_response(request)
 
 
@@ -185,11 +183,11 @@ class RevokeTokenView(dot_views.RevokeTokenView):
     """RFC 7009 revocation; a token in the query string is refused (SPEC A-4)."""
 
     @method_decorator(sensitive_variables())
-    def post(self, request, *args, **kwargs):
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         if _secret_in_query(request):
             return _query_refused()
         return super().post(request, *args, **kwargs)
 
     @method_decorator(sensitive_post_parameters(*SECRET_PARAMETERS))
-    def create_revocation_response(self, request):
+    def create_revocation_response(self, request: HttpRequest) -> Any:
         return super().create_revocation_response(request)

@@ -1,20 +1,24 @@
 """System checks for a production deployment (SPEC O-2, O-3).
 
-``manage.py check --deploy`` adds these to Django's security checks: a
-deployment that is not local must not fall back to the single-process
-defaults (SQLite, in-process cache and inline tasks, files on local disk).
-The database check also runs on ``migrate``.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.core.checks import Tags, Warning, register
 from django.db import connections
 
+if TYPE_CHECKING:
+    from django.apps import AppConfig
+    from django.core.checks import CheckMessage
+
 
 @register(Tags.security, deploy=True)
-def production_services(app_configs, **kwargs):
+def production_services(app_configs: Sequence[AppConfig] | None, **kwargs: Any) -> Sequence[CheckMessage]:
     if getattr(settings, "LOCAL", False):
         return []
     problems = []
@@ -46,7 +50,9 @@ def production_services(app_configs, **kwargs):
 
 
 @register(Tags.database)
-def postgres_text_search(app_configs, databases=None, **kwargs):
+def postgres_text_search(
+    app_configs: Sequence[AppConfig] | None, databases: Sequence[str] | None = None, **kwargs: Any
+) -> Sequence[CheckMessage]:
     """pg_trgm extracts no trigrams from Chinese under a C/POSIX LC_CTYPE (SPEC S-3, R-7)."""
     problems = []
     for alias in databases or []:

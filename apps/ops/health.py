@@ -1,7 +1,6 @@
 """Readiness probes: can this worker reach what a request needs? (SPEC O-3)
 
-Each probe answers ``"ok"``, ``"unavailable"`` or ``"not configured"`` and
-logs why it failed; callers decide how much of that to show.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations
@@ -57,9 +56,9 @@ def storage() -> str:
     try:
         bucket = getattr(default_storage, "bucket_name", None)
         if bucket:
-            default_storage.connection.meta.client.head_bucket(Bucket=bucket)
+            default_storage.connection.meta.client.head_bucket(Bucket=bucket)  # type: ignore[attr-defined]  # S3
         elif getattr(default_storage, "location", None):
-            location = Path(default_storage.location)
+            location = Path(default_storage.location)  # type: ignore[attr-defined]  # on disk
             location.mkdir(parents=True, exist_ok=True)
             if not os.access(location, os.W_OK):
                 raise PermissionError(f"{location} is not writable")

@@ -18,11 +18,7 @@ def _lock_key(name: str) -> int:
 def exclusive(name: str, *, using: str = "default") -> Iterator[bool]:
     """Try to hold the lock ``name`` for the block; yield whether it was acquired.
 
-    On PostgreSQL this is a session advisory lock: a second run started while
-    the first is still going (beat firing twice, a redelivered task) sees
-    ``False`` and does nothing, instead of deleting the same rows concurrently.
-    The lock goes away with the connection if the process dies. SQLite
-    serialises writers itself, so there every caller gets ``True``.
+    A PostgreSQL session advisory lock, so a second concurrent run does nothing; on SQLite always ``True``.
     """
     connection = connections[using]
     if connection.vendor != "postgresql":

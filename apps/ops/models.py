@@ -5,6 +5,7 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
 
+# SPEC D-9 (home)
 class ServiceStatus(models.Model):
     """Whether the assistant entry point (/mcp) is open. A single row, id 1."""
 

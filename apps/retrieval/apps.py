@@ -5,7 +5,7 @@ class RetrievalConfig(AppConfig):
     name = "apps.retrieval"
     label = "retrieval"
 
-    def ready(self):
+    def ready(self) -> None:
         """Index every memory write in its own transaction (SPEC R-6)."""
         from apps.memory import projection
         from apps.retrieval import searchable  # noqa: F401  (registers the declarations)

@@ -1,10 +1,6 @@
 """Traditional Chinese folded to Simplified for matching (SPEC S-3, S-4): 簽證 finds 签证.
 
-The character table comes from ``zhconv`` (MediaWiki's conversion tables),
-asked one character at a time through its documented ``convert`` over the CJK
-blocks, once per process on first use (~0.2 s): only one-to-one characters are
-kept, so folding never changes a text's length and stored text and queries
-fold alike. Folding is for matching only; nothing folded is ever shown.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations

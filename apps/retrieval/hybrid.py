@@ -1,23 +1,6 @@
 """Search by words and by meaning, fused into one deterministic order (SPEC S-3, S-4, R-5).
 
-* **By words**: the backend's keyword search (every term a substring of a
-  field the caller may read), as before.
-* **By meaning**: the query's vector against the stored vector of every
-  field the caller may read, of the records the caller may see — exactly the
-  projection rows the keyword search may match (the same ``SearchScope``
-  clause), so a field the caller may not read has no vector in the
-  computation at all and adds nothing to any score, snippet or count (R-5).
-  Exact search in numpy over one person's vectors: a record scores its best
-  field; it is a match when it is at least ``FLOOR`` similar and within
-  ``MARGIN`` of the best record, and at most ``DEPTH`` records match by
-  meaning alone.
-* **Fused** by reciprocal rank: each list gives a record ``1 / (K + rank)``
-  (tied scores share a rank), summed. The head of the order is every record
-  in the first ``DEPTH`` of either list, by fused score; after it come the
-  remaining keyword matches in keyword order. Ties go to the record found by
-  both, then the higher similarity, then resource type and id.
-
-Without an embedder, or when it fails, the keyword order is the answer.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations
@@ -34,6 +17,7 @@ from apps.retrieval.indexing import normalize
 
 log = logging.getLogger(__name__)
 
+# SPEC S-4 (home)
 K = 2  # reciprocal-rank constant: small, so the first places of each list count most (docs/search.md)
 DEPTH = 50  # records fused from the top of each list; also the most that match by meaning alone
 FLOOR = 0.30  # least similarity that counts as a match by meaning (docs/search.md)
@@ -143,14 +127,14 @@ def _ranks(scores: list[float]) -> list[int]:
 def fuse(keyword: Sequence[SearchHit], meaning: Sequence[MeaningHit], *, depth: int = DEPTH) -> list[FusedHit]:
     """One order from the two lists (each best first); see the module's description."""
     fused: dict[tuple[str, int], dict] = {}
-    for hit, rank in zip(keyword[:depth], _ranks([h.score for h in keyword[:depth]])):
+    for hit, rank in zip(keyword[:depth], _ranks([h.score for h in keyword[:depth]]), strict=True):
         entry = fused.setdefault((hit.resource_type, hit.record_id), {"score": 0.0, "sim": None, "field": None})
         entry["score"] += 1.0 / (K + rank)
         entry["kw"] = hit.score
-    for hit, rank in zip(meaning[:depth], _ranks([h.similarity for h in meaning[:depth]])):
-        entry = fused.setdefault((hit.resource_type, hit.record_id), {"score": 0.0, "kw": None})
+    for match, rank in zip(meaning[:depth], _ranks([h.similarity for h in meaning[:depth]]), strict=True):
+        entry = fused.setdefault((match.resource_type, match.record_id), {"score": 0.0, "kw": None})
         entry["score"] += 1.0 / (K + rank)
-        entry["sim"], entry["field"] = hit.similarity, hit.field
+        entry["sim"], entry["field"] = match.similarity, match.field
     keyword_scores = {(h.resource_type, h.record_id): h.score for h in keyword}
     for key, entry in fused.items():  # a meaning match deeper in the keyword list keeps its words' score
         entry["kw"] = keyword_scores.get(key, entry.get("kw"))

@@ -1,9 +1,6 @@
 """Which fields of which resource types are searchable, and how their text is normalized (SPEC R-1, R-6).
 
-A resource type becomes searchable by registering one ``IndexedType``: its
-model, and its searchable fields as JSON Pointer paths. Nothing else changes:
-the projection writer, the rebuild command and every search backend work from
-these declarations. ``apps.retrieval.searchable`` holds the declarations.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations
@@ -17,13 +14,11 @@ from django.db import models
 from django.db.models.signals import post_delete
 
 
+# SPEC S-3 (home)
 def normalize(text: str) -> str:
     """The form both stored text and queries are matched in.
 
-    NFKC folds full-width and compatibility forms (ＡＢＣ → abc, ① → 1) that
-    Chinese input methods produce; ``casefold`` makes matching case-blind the
-    same way on every database; Traditional characters become Simplified
-    (``folding``: 簽證 matches 签证); whitespace runs become one space.
+    NFKC, ``casefold``, Traditional to Simplified (``folding``), whitespace runs as one space.
     """
     from apps.retrieval.folding import fold_traditional
 
@@ -74,10 +69,7 @@ class SearchableField:
 class IndexedType:
     """One resource type's searchable fields (its part of the R-1 declaration).
 
-    ``is_indexed`` leaves a record out of the projection altogether (for example
-    a soft-deleted one); status checks that depend on the caller (archived,
-    shared, sensitive …) are not made here but at search time, against the
-    source record (SPEC R-6).
+    ``is_indexed`` leaves a record out; checks that depend on the caller are made at search time (SPEC R-6).
     """
 
     resource_type: str

@@ -6,18 +6,9 @@ from django.utils.translation import gettext_lazy as _
 
 
 class SearchProjection(models.Model):
-    """One searchable field of one record, as normalized matching text.
+    """One searchable field of one record, as normalized matching text; written only by ``retrieval.services``.
 
-    Written only by ``apps.retrieval.services`` inside the source record's
-    transaction. ``text`` is normalized (NFKC, case-folded, whitespace
-    collapsed, see ``indexing.normalize``) and is never shown to anyone: answers
-    are always built from the source record after it is re-checked.
-
-    The database-specific indexes over ``text`` are created by migrations:
-    on PostgreSQL one GIN index over ``(owner_id, text gin_trgm_ops)``, owner
-    first (``0003``, replacing the text-only index of ``0002``); on SQLite an
-    FTS5 trigram table kept in step by triggers (``0002``). See
-    ``docs/search.md`` and ``docs/retrieval.md``.
+    ``text`` is never shown: answers are built from the re-checked source record. Indexes: docs/search.md.
     """
 
     resource_type = models.CharField(_("resource type"), max_length=32)
@@ -31,7 +22,7 @@ class SearchProjection(models.Model):
     # SPEC S-4: the field's meaning, as the embedder named in ``vector_model`` saw ``text``'s source
     # (``embeddings.codec``: int8 with a scale). Null until embedded; reset whenever the text changes.
     vector = models.BinaryField(_("meaning vector"), null=True, editable=False)
-    vector_model = models.CharField(_("vector model"), max_length=100, null=True, editable=False)
+    vector_model = models.CharField(_("vector model"), max_length=100, null=True, editable=False)  # noqa: DJ001 - null with vector
 
     class Meta:
         verbose_name = _("search projection row")

@@ -1,12 +1,6 @@
 """The searchable fields of each resource type (SPEC R-1, R-6).
 
-Only what is declared here ever reaches the projection. Facts are the
-``user_profile`` resource: their label and value are searchable; evidence is
-never indexed, so it can never decide a match (SPEC C-8, S-1).
-
-The other eight types are added here, one ``register`` each, by the unified
-list/search/read layer; a soft-deleted record drops out of the projection via
-``is_indexed``.
+Also SPEC C-8, S-1. Design notes: docs/design.md.
 """
 
 from __future__ import annotations
@@ -15,12 +9,14 @@ from apps.memory.models import Fact
 from apps.retrieval.indexing import IndexedType, SearchableField, register
 
 USER_PROFILE = "user_profile"
+# A label names the fact, so a hit there counts twice a hit in the value.
+_FACT_FIELDS = (SearchableField("/label", weight=2.0), SearchableField("/value", weight=1.0))
+USER_PROFILE_FIELDS = tuple(field.path for field in _FACT_FIELDS)
 
 register(
     IndexedType(
         resource_type=USER_PROFILE,
         model=Fact,
-        # A label names the fact, so a hit there counts twice a hit in the value.
-        fields=(SearchableField("/label", weight=2.0), SearchableField("/value", weight=1.0)),
+        fields=_FACT_FIELDS,
     )
 )

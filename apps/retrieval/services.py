@@ -57,7 +57,7 @@ def _embed_rows(rows: list[SearchProjection]) -> list[SearchProjection]:
     except EmbeddingUnavailable as exc:
         log.warning("meaning vectors left for later: %s", exc)
         return rows
-    for row, vector in zip(rows, vectors):
+    for row, vector in zip(rows, vectors, strict=False):
         row.vector, row.vector_model = pack(vector), embedder.name
     return []
 
@@ -70,10 +70,7 @@ def _sync(indexed: IndexedType, records: list[models.Model], drift: Drift, *, ap
           inline: bool = True) -> list[int]:
     """Make the rows of ``records`` match their declared searchable text, counting what differed.
 
-    A row whose text is new or changed loses its vector; with ``inline`` it is
-    embedded here, in the caller's transaction, otherwise the ids of the rows
-    still waiting for one are returned (for a task, SPEC J-2: the keyword path
-    answers meanwhile).
+    A changed row loses its vector: embedded here with ``inline``, else its id is returned for a task.
     """
     from apps.retrieval.embeddings import get_embedder
 
@@ -121,13 +118,10 @@ def _sync(indexed: IndexedType, records: list[models.Model], drift: Drift, *, ap
     return [row.pk for row in unembedded if row.pk is not None]
 
 
+# SPEC R-6 (home)
 @transaction.atomic
 def projection_write(*, instance: models.Model) -> None:
-    """Re-index one record. Runs inside the record's own write transaction (SPEC R-6).
-
-    Subscribed to ``apps.memory.projection`` by ``RetrievalConfig.ready``, so a
-    rolled-back write leaves no projection row behind.
-    """
+    """Re-index one record inside its own write transaction (SPEC R-6), so a rollback leaves no row behind."""
     from apps.retrieval.embeddings import vectors_inline
 
     indexed = indexed_type_for(type(instance))
@@ -140,7 +134,8 @@ def projection_write(*, instance: models.Model) -> None:
 
 def _queue_embedding(row_ids: list[int]) -> None:
     """Ask a worker for the vectors. The write has committed: a broker outage must not fail it, and the
-    scheduled rebuild embeds whatever was not queued (SPEC J-2)."""
+    scheduled rebuild embeds whatever was not queued (SPEC J-2).
+    """
     from apps.retrieval.tasks import embed_projection_rows
 
     try:
@@ -152,8 +147,7 @@ def _queue_embedding(row_ids: list[int]) -> None:
 def projection_embed(*, row_ids: list[int]) -> int:
     """Embed the given rows that still lack a vector of the configured model; returns how many got one.
 
-    A row whose text changed meanwhile is written only if it still holds the
-    text that was embedded (the newer write has asked for its own vector).
+    A row whose text changed meanwhile keeps waiting for its own vector.
     """
     from apps.retrieval.embeddings import get_embedder
 
@@ -182,13 +176,9 @@ def projection_forget(*, instance: models.Model) -> None:
 
 def projection_rebuild(*, dry_run: bool = False, chunk_size: int = REBUILD_CHUNK,
                        progress: Callable[[str, int, int], None] | None = None) -> RebuildReport:
-    """Compare the projection with every declared source record; repair it unless ``dry_run``.
+    """Compare the projection with every declared source record; repair it unless ``dry_run`` (idempotent).
 
-    Idempotent: a second run finds no drift. Each chunk of source records is
-    locked while its rows are compared and written, so a concurrent edit of
-    one of them waits and then writes its own, newer text. Rows without a
-    vector of the configured embedder are embedded (SPEC S-4). ``progress``
-    is told (resource type, records done, records of the type) after each chunk.
+    Each chunk of records is locked while compared; missing vectors are embedded (SPEC S-4).
     """
     report = RebuildReport(applied=not dry_run)
     backend = get_search_backend()
@@ -201,8 +191,8 @@ def projection_rebuild(*, dry_run: bool = False, chunk_size: int = REBUILD_CHUNK
         total = manager.count() if progress else 0
         while True:
             with transaction.atomic():
-                batch = manager.filter(pk__gt=last_pk).order_by("pk")
-                batch = list((batch if dry_run else batch.select_for_update())[:chunk_size])
+                after = manager.filter(pk__gt=last_pk).order_by("pk")
+                batch = list((after if dry_run else after.select_for_update())[:chunk_size])
                 if not batch:
                     break
                 _sync(indexed, batch, drift, apply=not dry_run)

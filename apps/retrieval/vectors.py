@@ -1,20 +1,6 @@
 """One person's stored vectors, kept per process between searches (SPEC S-4; docs/search.md "Speed").
 
-Reading a person's vectors is most of a search by meaning: 10,000 facts are
-20,000 rows and 10 MB of vectors. So each process keeps the vectors it read,
-per (database, person, model), as one contiguous int8 matrix sorted by row
-id, with each row's scale, record, type, field and change stamp (its
-``updated_at``) in numpy arrays beside it. A search then reads from the
-database only which rows it may compare — the scope statement, as row ids
-and stamps — and the vectors of rows it does not keep at that stamp (a
-changed text changes ``updated_at`` and drops the vector).
-
-What is compared is decided by that statement alone, on every search: the
-kept rows are looked up by id (a sorted search, no per-row Python) and only
-those the statement selected are scored or returned — a vector kept from an
-earlier search, another caller's or a wider grant's, never reaches an answer
-(SPEC R-5). The cache holds at most ``MAX_ROWS`` vectors (about 52 MB), the
-least recently searched people leaving first.
+Also SPEC R-5. Design notes: docs/performance.md (How the hot paths are built).
 """
 
 from __future__ import annotations
@@ -64,13 +50,14 @@ class Scored:
     similarities: np.ndarray  # float32
 
 
-EMPTY = Scored(*(np.empty(0, dtype=np.int64) for _ in range(4)), np.empty(0, dtype=np.float32))
+_NONE = np.empty(0, dtype=np.int64)
+EMPTY = Scored(_NONE, _NONE, _NONE, _NONE, np.empty(0, dtype=np.float32))
 
 
 class _Kept:
     """One person's vectors of one model, sorted by row id."""
 
-    def __init__(self, dim: int):
+    def __init__(self, dim: int) -> None:
         self.lock = threading.Lock()  # one search at a time reads or grows it
         self.ids = np.empty(0, dtype=np.int64)
         self.stamps = np.empty(0, dtype=np.int64)

@@ -50,7 +50,7 @@ from urllib.parse import urlencode
 BASE_DIR = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(BASE_DIR))
 
-from tests.services import _as_postgres_user, _pg_bin, free_port, postgres_cluster, redis_server  # noqa: E402
+from tests.services import _as_postgres_user, _pg_bin, free_port, postgres_cluster, redis_server  # noqa: E402 - needs sys.path
 
 REQUEST_TIMEOUT = 10
 FAILURES: list[str] = []
@@ -73,7 +73,7 @@ class Server:
     process: subprocess.Popen | None = None
 
     def start(self) -> None:
-        log = open(self.log_path, "ab")  # noqa: SIM115 - closed with the process
+        log = open(self.log_path, "ab")  # closed with the process
         command = [sys.executable, "-m", "config.serving", "--bind", f"127.0.0.1:{self.port}",
                    "--workers", str(self.workers), "--log-level", "info"]
         self.process = subprocess.Popen(command, cwd=BASE_DIR, env=self.env, stdout=log, stderr=log,

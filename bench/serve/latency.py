@@ -26,7 +26,7 @@ from pathlib import Path
 BASE_DIR = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(BASE_DIR))
 
-from tests.services import free_port  # noqa: E402
+from tests.services import free_port  # noqa: E402 - needs sys.path above
 
 
 def _serve(workers: int, keep_nagle: bool, static_root: str) -> tuple[subprocess.Popen, int]:
@@ -73,6 +73,10 @@ def _measure(port: int, requests: int) -> list[float]:
     return sorted(timings)
 
 
+def _quantile(times: list[float], q: float) -> float:
+    return times[min(len(times) - 1, int(q * len(times)))]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--requests", type=int, default=300)
@@ -89,9 +93,8 @@ def main() -> None:
                 t = _measure(port, args.requests)
             finally:
                 _stop(process)
-            pick = lambda q: t[min(len(t) - 1, int(q * len(t)))]  # noqa: E731
             print(f"| {workers} | {'off (uvicorn as is)' if keep_nagle else 'on'} | "
-                  f"{statistics.median(t):.2f} | {pick(0.9):.2f} | {pick(0.99):.2f} |", flush=True)
+                  f"{statistics.median(t):.2f} | {_quantile(t, 0.9):.2f} | {_quantile(t, 0.99):.2f} |", flush=True)
 
 
 if __name__ == "__main__":

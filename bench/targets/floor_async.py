@@ -36,10 +36,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 import asyncpg
 import psycopg
-from psycopg.types.json import Json, Jsonb
 import redis.asyncio
 from mcp.server.mcpserver import MCPServer
 from mcp_types import CallToolResult
+from psycopg.types.json import Json, Jsonb
 
 POOL_SIZE = 8  # connections per worker: a call holds one for its statements (the product's executor has more threads)
 DRIVER = os.environ.get("BENCH_FLOOR_DRIVER", "psycopg")  # psycopg | asyncpg | psycopg-1rt
@@ -107,7 +107,7 @@ if DRIVER == "asyncpg":
 def _statements() -> list[tuple[str, list]]:
     """The captured statements with this request's token checksum and time in admission's values."""
     (sql, params), *rest = STATEMENTS
-    checksum, now = _checksum(_token.get()), dt.datetime.now(dt.timezone.utc)
+    checksum, now = _checksum(_token.get()), dt.datetime.now(dt.UTC)
     params = [checksum if value == _CAPTURED_CHECKSUM else now if isinstance(value, dt.datetime) else value
               for value in params]
     return [(sql, params), *rest]

@@ -56,6 +56,6 @@ def _configure() -> None:
 
 _configure()
 
-from django.core.asgi import get_asgi_application  # noqa: E402
+from django.core.asgi import get_asgi_application  # noqa: E402 - after _configure()
 
 application = get_asgi_application()

@@ -88,7 +88,7 @@ def test_per_address_for_any_account(user, other_user):
 def test_the_same_answer_whether_the_account_exists(user, path):
     real = fail(path, "alice", LIMIT + 1)
     ghost = fail(path, "nobody-here", LIMIT + 1, address=ELSEWHERE)
-    for mine, theirs in zip(real, ghost):
+    for mine, theirs in zip(real, ghost, strict=True):
         assert comparable(mine)[0] == comparable(theirs)[0]
     assert comparable(real[-1]) == comparable(ghost[-1])
     # The failure pages before the limit differ only in the username typed back into the form.

@@ -9,9 +9,9 @@ import pytest
 from django.utils import timezone
 from oauth2_provider.models import get_access_token_model, get_application_model
 
-from apps.memory import services
 from apps.agents.models import RunSnapshot
 from apps.agents.services import policy_create
+from apps.memory import services
 from tests.agents.builders import OPS, agent_token, make_agent
 from tests.retrieval.layer.builders import T0
 

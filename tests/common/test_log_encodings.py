@@ -31,7 +31,7 @@ PROPERTIES = settings(derandomize=True, database=None, deadline=None, max_exampl
 
 
 def _encode_char(char: str, how: int) -> str:
-    hexed = "%{:02X}".format(ord(char))
+    hexed = f"%{ord(char):02X}"
     return [char, hexed, hexed.lower(), "%25" + hexed[1:], char.upper() if char.isalpha() else hexed][how]
 
 

@@ -49,7 +49,8 @@ def test_export_contains_facts_shares_and_history(user, setup):
     assert facts[setup["job"].pk]["version"] == 2
     [assistant] = data["assistants"]
     assert assistant["name"] == "Helpful Assistant" and assistant["name_verified"] is False
-    assert {(s["fact_id"], s["fact_version"]) for s in assistant["shares"]} == {(setup["tea"].pk, 1), (setup["job"].pk, 1)}
+    shares = {(s["fact_id"], s["fact_version"]) for s in assistant["shares"]}
+    assert shares == {(setup["tea"].pk, 1), (setup["job"].pk, 1)}
     assert assistant["access_history"][0]["tool"] == "get_user_context"
     assert assistant["access_history"][0]["facts"] == [
         {"fact_id": setup["tea"].pk, "version": 1}, {"fact_id": setup["job"].pk, "version": 1},

@@ -9,10 +9,10 @@ from django.test.utils import CaptureQueriesContext
 from apps.common import clock
 from apps.consent.services import access_event_record
 from apps.memory.services import fact_update
-from apps.ops.models import ServiceStatus
 from apps.oauth.models import TokenFamily
+from apps.ops.models import ServiceStatus
 from tests.consent.factories import make_application, make_connection, make_fact, share
-from tests.consent.test_pages_support import (  # noqa: F401
+from tests.consent.test_pages_support import (  # noqa: F401  (fixtures)
     anonymous_client,
     client_for,
     compiled_catalogs,

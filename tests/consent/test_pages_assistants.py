@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from apps.consent.models import FactShare
-from apps.consent.selectors import visible_facts
+from apps.consent.selectors.visibility import visible_facts
 from apps.consent.services import access_event_record
 from apps.consent.services.export import export_for
 from tests.consent.factories import make_application, make_connection, make_fact, share
-from tests.consent.test_pages_support import client_for, compiled_catalogs, snapshot  # noqa: F401
+from tests.consent.test_pages_support import client_for, compiled_catalogs, snapshot  # noqa: F401  (fixtures)
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("compiled_catalogs")]
 

@@ -7,7 +7,7 @@ import pytest
 from apps.memory.models import Fact
 from apps.memory.services import fact_update
 from tests.consent.factories import make_connection, make_fact, share
-from tests.consent.test_pages_support import client_for, compiled_catalogs, snapshot, visible_text  # noqa: F401
+from tests.consent.test_pages_support import client_for, compiled_catalogs, snapshot, visible_text  # noqa: F401  (fixtures)
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("compiled_catalogs")]
 

@@ -8,12 +8,12 @@ import pytest
 
 from apps.common import clock
 from apps.consent.models import Proposal
-from apps.consent.selectors import visible_facts
+from apps.consent.selectors.visibility import visible_facts
 from apps.consent.services import proposal_submit
 from apps.memory.models import Fact
 from apps.memory.services import fact_update
 from tests.consent.factories import make_application, make_connection, make_fact, share
-from tests.consent.test_pages_support import client_for, compiled_catalogs, snapshot  # noqa: F401
+from tests.consent.test_pages_support import client_for, compiled_catalogs, snapshot  # noqa: F401  (fixtures)
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("compiled_catalogs")]
 

@@ -12,13 +12,13 @@ from html.parser import HTMLParser
 import pytest
 
 from apps.consent.models import Connection, Proposal
-from apps.consent.selectors import visible_facts
+from apps.consent.selectors.fact_lists import FACTS_PER_PAGE, SHARES_PER_PAGE
+from apps.consent.selectors.pages import HISTORY_PER_PAGE, ITEMS_PER_EVENT, PROPOSALS_PER_PAGE
+from apps.consent.selectors.visibility import visible_facts
 from apps.consent.services import access_event_record, proposal_submit
-from apps.consent.views.fact_lists import FACTS_PER_PAGE, SHARES_PER_PAGE
-from apps.consent.views.pages import HISTORY_PER_PAGE, ITEMS_PER_EVENT, PROPOSALS_PER_PAGE
 from apps.memory.services import fact_update
 from tests.consent.factories import make_connection, make_fact, share
-from tests.consent.test_pages_support import client_for, compiled_catalogs, snapshot  # noqa: F401
+from tests.consent.test_pages_support import client_for, compiled_catalogs, snapshot  # noqa: F401  (fixtures)
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("compiled_catalogs")]
 
@@ -226,7 +226,7 @@ def test_statements_per_page_do_not_grow_with_facts_suggestions_or_assistants(us
     from django.db import connection as db_connection
     from django.test.utils import CaptureQueriesContext
 
-    from apps.consent.selectors import visible_counts
+    from apps.consent.selectors.visibility import visible_counts
 
     main = make_connection(user, categories={"basic", "preferences", "work_study", "habits"})
 
@@ -239,7 +239,7 @@ def test_statements_per_page_do_not_grow_with_facts_suggestions_or_assistants(us
         for _ in range(count // 3 or 1):
             other = make_connection(user, categories={"preferences"})
             share(other, made[1])
-        for i in range(count):
+        for _ in range(count):
             access_event_record(connection=main, tool="get_user_context", facts=[(f.pk, 1) for f in made])
 
     def statements():

@@ -12,7 +12,7 @@ from apps.memory.models import Fact
 
 @pytest.fixture(scope="session")
 def compiled_catalogs():
-    """The .mo files are build products (gitignored): compile them, then drop cached catalogs."""
+    """Compile the catalogs from the .po files as `make setup` does, then drop cached ones."""
     import gettext
 
     from django.utils.translation import trans_real

@@ -30,7 +30,7 @@ def run_threads(*targets):
     def wrap(index, target):
         try:
             results[index] = target()
-        except BaseException as error:  # noqa: BLE001 - handed to the test below
+        except BaseException as error:  # handed to the test below
             errors.append(error)
         finally:
             db_connection.close()

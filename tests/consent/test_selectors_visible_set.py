@@ -8,9 +8,9 @@ import pytest
 from django.db import connection as db
 from django.test.utils import CaptureQueriesContext
 
-from apps.consent import selectors
 from apps.consent.models import FactShare
-from apps.consent.selectors import (
+from apps.consent.selectors import visible_set
+from apps.consent.selectors.visible_set import (
     EMPTY_READ,
     WINDOW_FIELDS,
     visible_fact_values,
@@ -112,7 +112,7 @@ def test_unchanged_set_is_not_summed_up_again(user):
 
 def fresh_digests(connection):
     """The digests summed up from the whole set, with nothing remembered from earlier reads."""
-    selectors._known_digests.entries.clear()
+    visible_set._known_digests.entries.clear()
     return digests(connection)
 
 

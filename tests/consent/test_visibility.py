@@ -3,7 +3,7 @@
 import pytest
 
 from apps.consent.models import FactShare
-from apps.consent.selectors import visible_facts
+from apps.consent.selectors.visibility import visible_facts
 from apps.consent.services import ConsentError, connection_narrow, connection_revoke, shares_set
 from apps.memory.services import fact_archive, fact_update
 from tests.consent.factories import make_connection, make_fact, share

@@ -13,13 +13,8 @@ import pytest
 
 from apps.common import clock
 from apps.consent.models import Connection, FactShare
-from apps.consent.selectors import (
-    EMPTY_READ,
-    WINDOW_FIELDS,
-    visible_fact_values,
-    visible_facts,
-    visible_set_read,
-)
+from apps.consent.selectors.visibility import visible_facts
+from apps.consent.selectors.visible_set import EMPTY_READ, WINDOW_FIELDS, visible_fact_values, visible_set_read
 from tests.consent.factories import make_connection, make_fact, share
 
 pytestmark = pytest.mark.django_db

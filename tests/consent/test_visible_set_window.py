@@ -2,7 +2,7 @@
 
 import pytest
 
-from apps.consent.selectors import visible_set_read
+from apps.consent.selectors.visible_set import visible_set_read
 from tests.consent.factories import make_connection, make_fact, share
 
 pytestmark = pytest.mark.django_db

@@ -40,6 +40,9 @@ from mcp.shared.auth import AuthorizationCodeResult, OAuthClientMetadata
 
 from tests.e2e.test_pages_flow import log_in, shot
 from tests.mcp_server.conftest import _leaf
+from tests.mcp_server.rpc import ACCEPT, rpc
+from tests.oauth.flow import query_of
+from tests.oauth.test_mcp_sdk_client import MemoryStorage
 
 # What an assistant's first connection looks like on the wire (SPEC M-1, A-1, A-6, A-8): refused with a
 # challenge, protected-resource and authorization-server discovery, registration, the code exchange, served.
@@ -51,9 +54,6 @@ DISCOVERY_STEPS = [
     ("POST", "/oauth/token/", 200),
     ("POST", "/mcp", 200),
 ]
-from tests.mcp_server.rpc import ACCEPT, rpc
-from tests.oauth.flow import query_of
-from tests.oauth.test_mcp_sdk_client import MemoryStorage
 
 # Names of the secret values an OAuth exchange carries, in form bodies and JSON answers (SPEC A-4).
 SECRET_FIELDS = ("code", "code_verifier", "access_token", "refresh_token", "registration_access_token")
@@ -67,7 +67,7 @@ class LoopbackCallback:
         received: queue.Queue[str] = queue.Queue()
 
         class Handler(BaseHTTPRequestHandler):
-            def do_GET(self):  # noqa: N802 (http.server's naming)
+            def do_GET(self):
                 if urlsplit(self.path).path == "/callback":  # not the browser's favicon request
                     received.put(f"http://127.0.0.1:{self.server.server_port}{self.path}")
                 body = b"<!doctype html><title>Connected</title><p>You can close this window.</p>"

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from django.core.cache import cache
 
-from tests.consent.test_pages_support import compiled_catalogs  # noqa: F401
+from tests.consent.test_pages_support import compiled_catalogs  # noqa: F401  (fixture)
 from tests.e2e.assistant import Assistant, Person
 
 CHROMIUM = os.environ.get("E2E_CHROMIUM", "/usr/bin/chromium")

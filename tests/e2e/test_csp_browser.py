@@ -33,7 +33,8 @@ def watch(page) -> list[str]:
     page.on("console", lambda message: seen.append(message.text)
             if "Content Security Policy" in message.text or "Refused to" in message.text else None)
     page.add_init_script("document.addEventListener('securitypolicyviolation', e => "
-                         "console.error('Content Security Policy violation: ' + e.violatedDirective + ' ' + e.blockedURI))")
+                         "console.error('Content Security Policy violation: ' + e.violatedDirective + ' ' + "
+                         "e.blockedURI))")
     return seen
 
 
@@ -41,7 +42,7 @@ def watch(page) -> list[str]:
 def callback_server():
     """The assistant's loopback callback (RFC 8252): answers 200 to anything, on a free port of 127.0.0.1."""
     class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self):  # noqa: N802 - http.server's name
+        def do_GET(self):
             self.send_response(200)
             self.send_header("Content-Type", "text/plain")
             self.end_headers()

@@ -13,7 +13,7 @@ from django.utils import translation
 from oauth2_provider.models import get_application_model
 
 from apps.consent.models import Connection
-from apps.consent.selectors import visible_facts
+from apps.consent.selectors.visibility import visible_facts
 from apps.consent.services import access_event_record, connection_authorize, proposal_submit, shares_set
 from apps.memory.models import Category, Fact
 from apps.memory.services import fact_create
@@ -233,7 +233,7 @@ def test_language_switch_from_the_keyboard_and_after_a_refused_save(live_server,
 
 def test_sharing_many_facts_without_javascript(live_server, transactional_db, browser, artifacts):
     """SPEC W-5, W-6: filter, tick all the filter shows, page on with ticks kept, save — JavaScript off."""
-    from apps.consent.views.fact_lists import SHARES_PER_PAGE
+    from apps.consent.selectors.fact_lists import SHARES_PER_PAGE
 
     data = world("many")
     user, connection = data["user"], data["connection"]

@@ -1,4 +1,4 @@
-"""/mcp at the ASGI entry point (apps/mcp_server/entry.py): what it keeps from Django's request handling.
+"""/mcp at the ASGI entry point (apps/mcp_server/transport/entry.py): what it keeps from Django's request handling.
 
 The production application (``config.asgi.application``) is driven in-process
 with ASGI messages, so these checks see exactly what uvicorn would send.

@@ -82,7 +82,7 @@ def test_wrong_method_type_without_a_token_is_a_401(label):
 @pytest.mark.parametrize("field,label", [("method", "list"), ("method", "object"), ("jsonrpc", "list"),
                                          ("jsonrpc", "number"), ("params", "list")])
 def test_wrong_types_through_the_asgi_entry(token, field, label):
-    """The production entry point (config.asgi → apps.mcp_server.entry) answers the same."""
+    """The production entry point (config.asgi → apps.mcp_server.transport.entry) answers the same."""
     from config.asgi import application
 
     message = {**call("get_user_context"), field: WRONG_TYPES[label]}

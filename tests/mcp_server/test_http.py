@@ -138,7 +138,7 @@ def test_unadmitted_caller_reads_only_the_refusal(refused, message, shared_profi
 
 # One unit of database work per tool call: admission, the call and its access record (docs/performance.md).
 def test_tool_call_is_one_unit_of_database_work(shared_profile, monkeypatch):
-    from apps.mcp_server import orm
+    from apps.mcp_server.transport import orm
 
     units, run = [], orm.run
 

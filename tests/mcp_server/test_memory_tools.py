@@ -1,4 +1,5 @@
-"""memory_list / memory_search / memory_read: the memory resources over MCP (SPEC R-11, R-2, A-8, C-6, M-6, M-8, M-9, M-11).
+"""memory_list / memory_search / memory_read: the memory resources over MCP
+(SPEC R-11, R-2, A-8, C-6, M-6, M-8, M-9, M-11).
 
 Every test names the rule it holds. The connection of most tests is granted
 ``memory:todo:read`` only; the person also has an episode, a transcript, a
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 import json
 import secrets
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 
 import pytest
 from django.conf import settings
@@ -27,7 +28,7 @@ from tests.mcp_server.rpc import call, post, rpc, tool_result
 pytestmark = pytest.mark.django_db
 
 WORD = "Zebrafish"
-T0 = datetime(2026, 6, 1, 9, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 6, 1, 9, 0, tzinfo=UTC)
 MEMORY_TOOLS = {"memory_list", "memory_search", "memory_read"}
 MEMORY_SCOPES = ["memory:episode:read", "memory:calendar:read", "memory:todo:read", "memory:voice_memo:read",
                  "memory:contact:read"]

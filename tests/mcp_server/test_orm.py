@@ -1,4 +1,4 @@
-"""Units of /mcp database work (apps/mcp_server/orm.py): connection reuse and its health check.
+"""Units of /mcp database work (apps/mcp_server/transport/orm.py): connection reuse and its health check.
 
 With ``conn_health_checks`` Django checks a reused connection (one round
 trip) at the start of each request; /mcp runs two units per call, so a
@@ -13,7 +13,7 @@ from django.db import DatabaseError, connections
 from django.test.utils import CaptureQueriesContext
 
 from apps.common.statements import prepared_cursor
-from apps.mcp_server import orm
+from apps.mcp_server.transport import orm
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres_only]
 

@@ -8,7 +8,7 @@ from django.db import connection as db
 from django.test.utils import CaptureQueriesContext
 
 from apps.common.statements import prepared_cursor
-from apps.consent.selectors import visible_set_read
+from apps.consent.selectors.visible_set import visible_set_read
 from apps.consent.services import access_event_record
 from apps.mcp_server.admission import _status_and_grant
 from tests.mcp_server.conftest import make_fact, share
@@ -65,7 +65,7 @@ def test_errors_are_djangos():
 # Prepared statements only on connections that persist: behind a pooler in transaction mode
 # (DATABASE_CONN_MAX_AGE=0, docs/deploy.md) a statement must not outlive its transaction.
 @pytest.mark.parametrize("max_age, threshold", [("300", 5), ("0", None)])
-def test_only_persistent_connections_prepare(settings_for, max_age, threshold):  # noqa: F811
+def test_only_persistent_connections_prepare(settings_for, max_age, threshold):  # noqa: F811 - the fixture
     built = settings_for({"DATABASE_URL": "postgres://u:p@127.0.0.1:5432/db", "DATABASE_CONN_MAX_AGE": max_age})
     assert built["DATABASES"]["default"]["OPTIONS"].get("prepare_threshold") == threshold
     sqlite = settings_for({"DATABASE_URL": "sqlite:///x.sqlite3"})

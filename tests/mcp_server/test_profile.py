@@ -12,18 +12,22 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from apps.common import clock
-from apps.consent.selectors import visible_facts
+from apps.consent.selectors.visibility import visible_facts
+from apps.consent.selectors.visible_set import visible_set_of
 from apps.consent.services import connection_narrow
-from apps.mcp_server.profile import (
+from apps.mcp_server.tools.context import (
     PAGE_MAX_FACTS,
     RESULT_MAX_BYTES,
+    ProfileSnapshot,
     VisibleFact,
+    _snapshot,
+    _window,
     fit,
     json_size,
     overview,
     page,
     profile_snapshot,
-    snapshot_of,
+    set_version,
     summarize,
 )
 from apps.memory.services import fact_update
@@ -35,6 +39,13 @@ def fact(fid: int, **fields) -> VisibleFact:
     values = {"category": "basic", "label": f"L{fid}", "value": f"V{fid}", "version": 1,
               "updated_at": "2026-06-01T09:00:00Z"}
     return VisibleFact(id=fid, **{**values, **fields})
+
+
+def snapshot_of(facts, *, offset: int = 0) -> ProfileSnapshot:
+    """``profile_snapshot`` of a whole set given here, from ``offset`` on (no database)."""
+    rows = [(f.id, f.category, f.label, f.value, f.version, datetime.fromisoformat(f.updated_at)) for f in facts]
+    whole = visible_set_of(rows, limit=None)
+    return _snapshot(_window(whole, offset, None), offset, set_version(whole.rows))
 
 
 def size(payload: dict) -> int:

@@ -9,7 +9,6 @@ from apps.consent.services import proposal_confirm, proposal_ignore
 from tests.mcp_server.conftest import make_fact, share
 from tests.mcp_server.rpc import call, post, rpc, tool_result
 
-
 ALL = ("profile:read", "profile:propose", "profile:correct")
 ADD = {"op": "add", "category": "preferences", "label": "Tea", "value": "Oolong in the afternoon",
        "evidence": "said so on Monday"}

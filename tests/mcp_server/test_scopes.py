@@ -10,7 +10,7 @@ import pytest
 
 from apps.consent.services import connection_narrow
 from apps.mcp_server import catalog
-from apps.mcp_server.handlers import Answer
+from apps.mcp_server.tools.answer import Answer
 from tests.mcp_server.rpc import call, post, rpc
 
 PROPOSE = catalog.PROPOSE

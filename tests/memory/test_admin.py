@@ -1,6 +1,6 @@
 """The memory resources in admin (SPEC AD-1)."""
 
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 
 import pytest
 from django.urls import reverse
@@ -31,13 +31,15 @@ from apps.memory.services import (
 
 pytestmark = pytest.mark.django_db
 
-WHEN = datetime(2026, 5, 25, 2, 0, tzinfo=timezone.utc)
+WHEN = datetime(2026, 5, 25, 2, 0, tzinfo=UTC)
 
 
 @pytest.fixture
 def records(user):
     """One record of each of the nine types, Chinese and English, written through the services."""
-    fact = fact_create(owner=user, category="preferences", label="咖啡", value="只喝美式，不加糖", evidence="聊天时提到")
+    fact = fact_create(
+        owner=user, category="preferences", label="咖啡", value="只喝美式，不加糖", evidence="聊天时提到"
+    )
     transcript = transcript_create(owner=user, title="产品周会录音", recorded_at=WHEN, segments=[
         {"speaker": "林若溪", "start_ms": 0, "end_ms": 4000, "text": "今天讨论定价。"},
         {"speaker": "Alex", "start_ms": 4000, "end_ms": 9000, "text": "Survey results first."},

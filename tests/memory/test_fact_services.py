@@ -71,7 +71,10 @@ def test_archive_keeps_version(user):
 
 @pytest.mark.parametrize(
     "overrides",
-    [{"label": "x" * 41}, {"value": "x" * 301}, {"evidence": "x" * 301}, {"evidence": "two\nlines"}, {"category": "secrets"}],
+    [
+        {"label": "x" * 41}, {"value": "x" * 301}, {"evidence": "x" * 301}, {"evidence": "two\nlines"},
+        {"category": "secrets"},
+    ],
 )
 def test_service_refuses_bad_fields(user, overrides):
     with pytest.raises(ValidationError):
@@ -123,7 +126,7 @@ def test_explicit_sensitive_choice_is_kept(user):
 # SPEC D-1, C-1: new content is checked again; a fact that now holds a secret is no longer shareable.
 def test_update_with_secret_turns_sensitive_on(user):
     fact = make_fact(user, label="Wi-Fi", value="Home network is fast")
-    assert fact.sensitive is False and fact.is_shareable_kind
+    assert fact.sensitive is False and Fact.objects.shareable().filter(pk=fact.pk).exists()
     updated = fact_update(fact=fact, value="家里 WiFi 密码：lifeos2024")
-    assert updated.sensitive is True and not updated.is_shareable_kind
+    assert updated.sensitive is True and not Fact.objects.shareable().filter(pk=fact.pk).exists()
     assert Fact.objects.get(pk=fact.pk).sensitive is True

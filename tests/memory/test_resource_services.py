@@ -1,6 +1,6 @@
 """Writes of the eight non-fact resources (SPEC D-6)."""
 
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 
 import pytest
 from django.core.exceptions import ValidationError
@@ -21,7 +21,7 @@ from apps.memory.services import (
 
 pytestmark = pytest.mark.django_db
 
-WHEN = datetime(2026, 5, 25, 2, 0, tzinfo=timezone.utc)
+WHEN = datetime(2026, 5, 25, 2, 0, tzinfo=UTC)
 
 
 def transcript_of(owner):

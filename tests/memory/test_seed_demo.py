@@ -53,7 +53,7 @@ def compact_json(facts) -> bytes:
 
 
 def shareable(user):
-    return [f for f in Fact.objects.filter(owner=user).order_by("id") if f.is_shareable_kind]
+    return list(Fact.objects.shareable().filter(owner=user, category__in=Category.shareable()).order_by("id"))
 
 
 # SPEC I-2: idempotent — a second run leaves the same rows, no duplicates, nothing rewritten.

@@ -3,7 +3,7 @@
 import hashlib
 import json
 import os
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 from django.core.exceptions import ValidationError
@@ -16,7 +16,7 @@ from apps.memory.services.resources import transcript_segments
 
 pytestmark = pytest.mark.django_db
 
-WHEN = datetime(2026, 5, 25, 2, 0, tzinfo=timezone.utc)
+WHEN = datetime(2026, 5, 25, 2, 0, tzinfo=UTC)
 
 
 def stored_files(root) -> list:

@@ -26,10 +26,13 @@ AREAS = {
     "visibility": Area(
         rules="C-1, C-2",
         functions={
-            "apps/consent/selectors.py": (
-                "connection_categories", "visible_facts", "_visible", "visible_fact_values", "build",
-                "_values", "visible_set_read", "_in_database", "shareable_facts",
+            "apps/consent/selectors/visibility.py": (
+                "connection_categories", "visible_facts", "visible_query", "shareable_facts",
             ),
+            "apps/consent/selectors/visible_set.py": (
+                "visible_fact_values", "build", "_values", "visible_set_read", "_in_database",
+            ),
+            "apps/memory/models/facts.py": ("shareable_lookups",),
             "apps/memory/services/facts.py": ("fact_create", "fact_update", "fact_archive"),
         },
         tests=(
@@ -42,24 +45,27 @@ AREAS = {
             "tests/consent/test_selectors_visible_set.py",
         ),
         equivalent=(
-            ("apps/consent/selectors.py", "core/ReplaceAndWithOr",
-             "stamps = next((count, folded) for fid, code, count, folded, *_ in result if fid is None and code is None)",
+            ("apps/consent/selectors/visible_set.py", "core/ReplaceAndWithOr",
+             "stamps = next((count, folded) for fid, code, count, folded, *_ in result "
+             "if fid is None and code is None)",
              "the stamps row is the first branch of the statement's UNION ALL and comes first, so next() takes it "
              "whichever condition picks it"),
-            ("apps/consent/selectors.py", "core/AddNot", "if categories:",
+            ("apps/consent/selectors/visible_set.py", "core/AddNot", "if categories:",
              "the compiled statement and the queryset it is compiled from return the same rows; the condition "
              "only chooses the cheaper one (docs/performance.md)"),
-            *((("apps/consent/selectors.py", operator,
+            *(("apps/consent/selectors/visible_set.py", operator,
                 'return db.vendor == "postgresql" and db.pg_version >= 140000  # bit_xor() is PostgreSQL 14+',
                 "moves the bound by one minor release of PostgreSQL 14; every server the suite runs on is past it")
-               for operator in ("core/NumberReplacer", "core/ReplaceComparisonOperator_GtE_Gt"))),
+               for operator in ("core/NumberReplacer", "core/ReplaceComparisonOperator_GtE_Gt")),
         ),
         named=(
-            ("apps/consent/selectors.py", "    if connection.revoked_at is not None:\n        return Fact.objects.none()\n",
+            ("apps/consent/selectors/visibility.py",
+             "    if connection.revoked_at is not None:\n        return Fact.objects.none()\n",
              "", "visible_facts without its revoked_at guard"),
-            ("apps/consent/selectors.py", "    if connection.revoked_at is not None:\n        return []\n",
+            ("apps/consent/selectors/visible_set.py", "    if connection.revoked_at is not None:\n        return []\n",
              "", "visible_fact_values without its revoked_at guard"),
-            ("apps/consent/selectors.py", "    if connection.revoked_at is not None:\n        return EMPTY_READ\n",
+            ("apps/consent/selectors/visible_set.py",
+             "    if connection.revoked_at is not None:\n        return EMPTY_READ\n",
              "", "visible_set_read without its revoked_at guard (the PostgreSQL statement)"),
             ("apps/memory/services/facts.py", "    if unknown:\n", "    if False:\n",
              "fact_update lets owner, status and version be edited"),

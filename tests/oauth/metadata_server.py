@@ -57,7 +57,7 @@ def start(tmp_path) -> tuple[MetadataServer, ThreadingHTTPServer, str]:
     state = MetadataServer(port=0)
 
     class Handler(BaseHTTPRequestHandler):
-        def do_GET(self):  # noqa: N802 - the standard library's name
+        def do_GET(self):
             state.hits[self.path] = state.hits.get(self.path, 0) + 1
             document = state.documents.get(self.path)
             if document is None:

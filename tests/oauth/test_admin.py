@@ -119,7 +119,7 @@ def test_view_on_site_is_offered_only_where_it_resolves(assistant, browser, conn
     from django.contrib import admin
     from django.contrib.contenttypes.models import ContentType
 
-    for model, model_admin in admin.site._registry.items():
+    for model in admin.site._registry:
         instance = model._default_manager.first()
         if instance is None or not hasattr(instance, "get_absolute_url"):
             continue

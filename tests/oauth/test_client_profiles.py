@@ -86,7 +86,7 @@ PROFILES = [
 
 
 @pytest.mark.parametrize("profile", PROFILES, ids=[profile.name for profile in PROFILES])
-def test_client_connects_reads_and_refreshes(profile, public_origin, fresh_cache, documents, settings):  # noqa: F811
+def test_client_connects_reads_and_refreshes(profile, public_origin, fresh_cache, documents, settings):  # noqa: F811 - fixtures
     if profile.origin:  # a browser page calling /mcp itself needs its origin listed (SPEC A-10)
         settings.MCP_ALLOWED_ORIGINS = [profile.origin]
     person = get_user_model().objects.create_user(username=f"p-{profile.name}", password=PASSWORD)

@@ -74,7 +74,8 @@ def test_mcp_with_trailing_slash_is_served(connected):
             "params": {"name": "get_user_context", "arguments": {}}}
     for path in ("/mcp", "/mcp/"):
         response = Client().post(path, data=json.dumps(body), content_type="application/json",
-                                 headers={"Authorization": f"Bearer {token}", "Accept": "application/json, text/event-stream",
+                                 headers={"Authorization": f"Bearer {token}",
+                                          "Accept": "application/json, text/event-stream",
                                           "MCP-Protocol-Version": "2025-11-25"})
         assert response.status_code == 200, (path, response.content)
         assert response.json()["result"]["isError"] is False

@@ -14,7 +14,7 @@ from django.test import Client
 
 from apps.oauth.bearer import authenticate_bearer
 from apps.oauth.models import HashedGrant, TokenFamily
-from apps.ops.services import oauth_tokens_purge
+from apps.oauth.services import oauth_tokens_purge
 from tests.oauth import flow as oauth_flow
 
 pytestmark = pytest.mark.django_db

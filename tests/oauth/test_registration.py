@@ -288,7 +288,9 @@ def test_management_delete_keeps_the_persons_record(assistant, browser, user):
     oauth_flow.code_from(oauth_flow.approve(browser, flow), flow)
     tokens = oauth_flow.exchange(assistant, flow).json()
     connection = Connection.objects.get(user=user)
-    AccessEvent.objects.create(connection=connection, tool="get_user_context", facts=[], created_at=connection.created_at)
+    AccessEvent.objects.create(
+        connection=connection, tool="get_user_context", facts=[], created_at=connection.created_at
+    )
     auth = {"HTTP_AUTHORIZATION": "Bearer " + data["registration_access_token"]}
 
     response = assistant.delete(f"/oauth/register/{data['client_id']}/", **auth)

@@ -13,9 +13,8 @@ from apps.consent.models import Connection
 from apps.consent.services import connection_revoke
 from apps.oauth.bearer import authenticate_bearer
 from apps.oauth.models import HashedGrant, TokenFamily
-from apps.oauth.services import RevokedReason
+from apps.oauth.services import RevokedReason, oauth_tokens_purge
 from apps.oauth.validators import AssistantOAuth2Validator
-from apps.ops.services import oauth_tokens_purge
 from tests.oauth import flow as oauth_flow
 
 pytestmark = pytest.mark.django_db

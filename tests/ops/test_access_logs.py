@@ -84,6 +84,7 @@ def test_development_request_log(tmp_path):
     _assert_no_token_logged(log_path, tokens)
 
 
+@pytest.mark.production
 def test_production_access_log(tmp_path):
     with _server(tmp_path, ["-m", "config.serving", "--bind", "127.0.0.1:{port}", "--workers", "1"],
                  {"DEBUG": "0", "STATIC_ROOT": str(tmp_path / "static")}) as (port, log_path):

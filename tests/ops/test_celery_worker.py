@@ -21,6 +21,8 @@ from django.utils import timezone
 from apps.consent.models import AccessEvent
 from tests.ops.conftest import BASE_DIR, PYTHON, make_connection, make_events, subprocess_env
 
+pytestmark = pytest.mark.production
+
 
 def _test_database_url() -> str:
     s = connection.settings_dict

@@ -50,7 +50,8 @@ def assert_strict(response, *, form_action=True):
 
 
 class InlineFinder(HTMLParser):
-    """Script or style the policy would refuse: inline <script>/<style>, style= and on…= attributes, javascript: URLs."""
+    """Script or style the policy would refuse: inline <script>/<style>, style= and on…= attributes,
+    javascript: URLs."""
 
     def __init__(self):
         super().__init__()
@@ -66,7 +67,8 @@ class InlineFinder(HTMLParser):
         for name, value in attrs.items():
             if name == "style" or name.startswith("on"):
                 self.found.append(f"<{tag} {name}=…>")
-            if name in ("href", "src", "action", "formaction") and (value or "").strip().lower().startswith("javascript:"):
+            scripted = (value or "").strip().lower().startswith("javascript:")
+            if name in ("href", "src", "action", "formaction") and scripted:
                 self.found.append(f"<{tag} {name}=javascript:…>")
 
     def handle_data(self, data):

@@ -9,6 +9,8 @@ import pytest
 
 from tests.ops.conftest import BASE_DIR, PRODUCTION_ENV, PYTHON, subprocess_env
 
+pytestmark = pytest.mark.production
+
 # A production environment with one piece weakened or missing, and the check that must catch it.
 WEAKENED = {
     "debug-on": ({"DEBUG": "1"}, "security.W018"),

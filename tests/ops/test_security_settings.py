@@ -41,6 +41,7 @@ def test_login_throttle_settings(settings_for):
     assert built["MIDDLEWARE"][-1] == "axes.middleware.AxesMiddleware"
     built = settings_for({**PRODUCTION_ENV, "LOGIN_FAILURE_LIMIT": "10", "LOGIN_COOLOFF_MINUTES": "60"})
     assert built["AXES_FAILURE_LIMIT"] == 10 and built["AXES_COOLOFF_TIME"] == timedelta(hours=1)
-    for name, value in (("LOGIN_FAILURE_LIMIT", "0"), ("LOGIN_COOLOFF_MINUTES", "0"), ("LOGIN_COOLOFF_MINUTES", "1441")):
+    out_of_range = (("LOGIN_FAILURE_LIMIT", "0"), ("LOGIN_COOLOFF_MINUTES", "0"), ("LOGIN_COOLOFF_MINUTES", "1441"))
+    for name, value in out_of_range:
         with pytest.raises(ImproperlyConfigured, match="LOGIN_"):
             settings_for({**PRODUCTION_ENV, name: value})

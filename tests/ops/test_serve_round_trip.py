@@ -22,9 +22,9 @@ from django.db import connections
 
 from apps.consent.models import Connection
 from apps.consent.services import shares_set
-from tests.consent.test_pages_support import compiled_catalogs  # noqa: F401
+from tests.consent.test_pages_support import compiled_catalogs  # noqa: F401  (fixture)
 from tests.e2e.assistant import DISCOVERY_STEPS, Assistant, Person
-from tests.e2e.conftest import CHROMIUM, artifacts, browser  # noqa: F401
+from tests.e2e.conftest import CHROMIUM, artifacts, browser  # noqa: F401  (fixtures)
 from tests.e2e.test_pages_flow import PASSWORD
 from tests.mcp_server.conftest import EVIDENCE, make_fact
 from tests.ops.conftest import BASE_DIR, PYTHON, subprocess_env
@@ -39,7 +39,7 @@ pytestmark = [
 
 
 @pytest.fixture
-def served(compiled_catalogs, redis_url, tmp_path):  # noqa: F811
+def served(compiled_catalogs, redis_url, tmp_path):  # noqa: F811 - fixtures
     """collectstatic, then two uvicorn workers behind one port; yield the origin (= PUBLIC_BASE_URL)."""
     port = free_port()
     origin = f"http://127.0.0.1:{port}"
@@ -67,7 +67,7 @@ def served(compiled_catalogs, redis_url, tmp_path):  # noqa: F811
 # SPEC O-3, M-1, A-1, A-6, C-3, C-8: against the production-like server (two workers, PostgreSQL, Redis,
 # DEBUG off), the SDK client gets a 401 challenge, discovers, registers, runs PKCE consent in a browser,
 # then get_user_context returns exactly what the person shared, without evidence.
-def test_sdk_client_round_trip_against_served_workers(served, browser, artifacts, monkeypatch):  # noqa: F811
+def test_sdk_client_round_trip_against_served_workers(served, browser, artifacts, monkeypatch):  # noqa: F811 - fixtures
     # Playwright's sync API keeps an event loop in this thread; the ORM calls here are plain sync code.
     monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
     # The server checks passwords with the production hashers, not the suite's fast one.

@@ -20,6 +20,8 @@ from config.serving import NoDelayHTTPProtocol, RedactAccessLog
 from tests.ops.conftest import BASE_DIR, PYTHON, subprocess_env
 from tests.services import free_port, stop_process_group, wait_healthy
 
+pytestmark = pytest.mark.production
+
 
 class _Transport:
     def __init__(self, sock):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import boto3
 import pytest
@@ -16,7 +16,7 @@ from apps.memory.services.resources import transcript_segments
 from tests.ops.conftest import PRODUCTION_ENV
 from tests.services import s3_server
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.production, pytest.mark.django_db]
 
 BUCKET = "lifeos-media"
 
@@ -52,7 +52,7 @@ def _segments() -> list[dict]:
 
 def _transcript(user):
     return transcript_create(owner=user, title="发布会议", segments=_segments(),
-                             recorded_at=datetime(2026, 5, 1, 9, 0, tzinfo=timezone.utc))
+                             recorded_at=datetime(2026, 5, 1, 9, 0, tzinfo=UTC))
 
 
 # SPEC R-12: the body goes to the bucket and comes back byte for byte, whole.

@@ -11,8 +11,9 @@ from django.db import connection as db_connection
 from django.utils import timezone
 
 from apps.common import clock
+from apps.consent import services, tasks
 from apps.consent.models import AccessEvent
-from apps.ops import services, tasks
+from apps.oauth import services as oauth_services
 from apps.ops.locks import _lock_key
 from tests.ops.conftest import make_connection, make_events
 
@@ -56,7 +57,7 @@ def test_prune_task_uses_the_configured_retention(user, frozen_clock, settings):
 # SPEC J-2: retention holds before the prune has run: the person's history and download leave out what
 # is older than ACCESS_EVENT_RETENTION_DAYS (the local default schedules no prune at all).
 def test_events_past_retention_are_not_shown_before_the_prune(user, frozen_clock, settings):
-    from apps.consent.selectors import access_history
+    from apps.consent.selectors.access import access_history
     from apps.consent.services.export import export_for
 
     settings.ACCESS_EVENT_RETENTION_DAYS = 30
@@ -138,7 +139,7 @@ def test_retention_past_a_century_is_refused(settings_for, days):
 
 # SPEC J-2: the longest retention allowed still gives a cut-off every read can use.
 def test_longest_retention_reads_and_prunes(user, settings):
-    from apps.consent.selectors import access_history
+    from apps.consent.selectors.access import access_history
 
     settings.ACCESS_EVENT_RETENTION_DAYS = 36500
     connection = make_connection(user)
@@ -255,18 +256,20 @@ def test_token_purge_keeps_what_reuse_detection_needs(user):
     recent = _tokens(user, application, revoked_ago_days=29)
     _tokens(user, application, revoked_ago_days=31)
     live_access = get_access_token_model().objects.create(
-        user=user, application=application, token="live-access", expires=now + timedelta(minutes=5), scope="profile:read"
+        user=user, application=application, token="live-access", expires=now + timedelta(minutes=5),
+        scope="profile:read",
     )
     get_access_token_model().objects.create(
-        user=user, application=application, token="dead-access", expires=now - timedelta(minutes=1), scope="profile:read"
+        user=user, application=application, token="dead-access", expires=now - timedelta(minutes=1),
+        scope="profile:read",
     )
     grant_fields = {"user": user, "application": application, "redirect_uri": "https://assistant.example/callback",
                     "scope": "profile:read", "code_challenge": "x" * 43, "code_challenge_method": "S256"}
     live_grant = get_grant_model().objects.create(code="live-code", expires=now + timedelta(minutes=4), **grant_fields)
     get_grant_model().objects.create(code="dead-code", expires=now - timedelta(minutes=1), **grant_fields)
 
-    assert services.oauth_tokens_purge() is True
-    assert services.oauth_tokens_purge() is True  # again: nothing more to do, no error
+    assert oauth_services.oauth_tokens_purge() is True
+    assert oauth_services.oauth_tokens_purge() is True  # again: nothing more to do, no error
 
     assert list(get_refresh_token_model().objects.values_list("pk", flat=True)) == [recent.pk]
     assert list(get_access_token_model().objects.values_list("pk", flat=True)) == [live_access.pk]
@@ -277,7 +280,7 @@ def test_token_purge_keeps_what_reuse_detection_needs(user):
 def test_token_purge_refuses_a_short_keep_window(settings):
     settings.OAUTH2_PROVIDER = {**settings.OAUTH2_PROVIDER, "REFRESH_TOKEN_EXPIRE_SECONDS": 24 * 3600}
     with pytest.raises(ImproperlyConfigured):
-        services.oauth_tokens_purge()
+        oauth_services.oauth_tokens_purge()
 
 
 # SPEC J-1, A-2: token families are forgotten only once neither refresh nor reuse detection needs them.
@@ -292,10 +295,10 @@ def test_token_purge_forgets_finished_families(user, frozen_clock):
     frozen_clock.advance(timedelta(days=31))
     recent = token_family_open(family=uuid.uuid4(), user=user, application=application, code=str(uuid.uuid4()))
     frozen_clock.advance(timedelta(days=29))  # old: 60 days after consent, recent: 29
-    services.oauth_tokens_purge()
+    oauth_services.oauth_tokens_purge()
     assert set(TokenFamily.objects.values_list("pk", flat=True)) == {old.pk, recent.pk}
     frozen_clock.advance(timedelta(seconds=1))
-    services.oauth_tokens_purge()
+    oauth_services.oauth_tokens_purge()
     assert list(TokenFamily.objects.values_list("pk", flat=True)) == [recent.pk]
 
 
@@ -304,7 +307,7 @@ def test_token_purge_forgets_finished_families(user, frozen_clock):
 def test_replay_notice_ends_with_its_family_before_the_purge(user, frozen_clock):
     import uuid
 
-    from apps.consent.views.pages import replay_notices
+    from apps.consent.selectors.pages import replay_notices
     from apps.oauth.models import TokenFamily
     from apps.oauth.services import RevokedReason, token_family_open, token_family_revoke
 
@@ -317,7 +320,7 @@ def test_replay_notice_ends_with_its_family_before_the_purge(user, frozen_clock)
     frozen_clock.advance(timedelta(seconds=1))
     assert replay_notices(user=user) == {}
     assert TokenFamily.objects.exists()  # nothing deleted by reading
-    services.oauth_tokens_purge()
+    oauth_services.oauth_tokens_purge()
     assert not TokenFamily.objects.exists() and replay_notices(user=user) == {}
 
 

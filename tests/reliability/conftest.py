@@ -7,7 +7,7 @@ few examples, so a run is repeatable and short on either database.
 from hypothesis import HealthCheck, settings
 
 # Re-exported so the tests below can ask for them by name (one definition, in tests/mcp_server).
-from tests.mcp_server.conftest import _fresh_cache, application, connect, issue_token  # noqa: F401
+from tests.mcp_server.conftest import _fresh_cache, application, connect, issue_token  # noqa: F401  (fixtures)
 
 FUZZ = settings(
     derandomize=True,

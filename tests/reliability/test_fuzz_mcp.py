@@ -23,15 +23,15 @@ from mcp_types import CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY
 from mcp_types.methods import SPEC_CLIENT_METHODS, SPEC_CLIENT_NOTIFICATION_METHODS
 from mcp_types.version import KNOWN_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
+from apps.consent import scopes
 from apps.mcp_server import catalog
 from apps.mcp_server.admission import DEFERRED_METHODS
 from apps.mcp_server.errors import TOOL_ERROR_CODES
-from apps.mcp_server.profile import profile_snapshot
-from apps.consent import scopes
+from apps.mcp_server.tools.context import profile_snapshot
 from tests.mcp_server.conftest import make_fact, share
 from tests.mcp_server.rpc import ACCEPT, call, post, rpc
 from tests.reliability.conftest import FUZZ
-from tests.reliability.strategies import JSON, TEXT, arguments_for, dumps  # noqa: F401
+from tests.reliability.strategies import JSON, TEXT, arguments_for, dumps
 
 pytestmark = pytest.mark.django_db
 
@@ -148,7 +148,9 @@ RPC_METHODS = st.one_of(
     st.sampled_from(["server/discover", "tools/call", "resources/read", "initialize", "rpc.discover", "", "/"]),
     TEXT,
 )
-IDS = st.one_of(st.integers(-(2**70), 2**70), TEXT, st.none(), st.booleans(), st.floats(allow_nan=False, allow_infinity=False), JSON)
+IDS = st.one_of(
+    st.integers(-(2**70), 2**70), TEXT, st.none(), st.booleans(), st.floats(allow_nan=False, allow_infinity=False), JSON
+)
 KNOWN_PARAMS = st.fixed_dictionaries({}, optional={
     "name": st.one_of(st.sampled_from(list(catalog.TOOLS)), TEXT, JSON),
     "arguments": JSON,

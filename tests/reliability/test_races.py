@@ -50,7 +50,7 @@ def live_refresh_tokens() -> int:
 
 # SPEC A-3: one refresh token presented eight times at once by its client (every request found the access
 # token expired together): concurrency is not theft — each gets a working pair and the family survives.
-def test_concurrent_refreshes_of_one_token_all_get_a_pair(connected):
+def test_concurrent_refreshes_of_one_token_all_get_a_pair(connected):  # noqa: F811 - the fixture
     token = connected.tokens[0]["refresh_token"]
     responses = refresh_all_at_once(connected, [token] * THREADS)
     assert [r.status_code for r in responses] == [200] * THREADS, [r.content for r in responses]
@@ -64,7 +64,7 @@ def test_concurrent_refreshes_of_one_token_all_get_a_pair(connected):
 
 # SPEC A-3: a replay of a rotated token racing refreshes of the current one: afterwards the whole
 # family is dead — nothing the racing refreshes issued survives.
-def test_replay_under_contention_kills_the_whole_family(connected):
+def test_replay_under_contention_kills_the_whole_family(connected):  # noqa: F811 - the fixture
     first = connected.tokens[0]
     second = oauth_flow.refresh(Client(), connected, first["refresh_token"]).json()
     with oauth_flow.past_the_grace_window():  # the first token is a replay now, not a concurrent refresh

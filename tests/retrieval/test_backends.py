@@ -11,13 +11,12 @@ from io import StringIO
 
 import pytest
 from django.core.management import call_command
-from django.db import DatabaseError
+from django.db import DatabaseError, transaction
 from django.db import connection as db_connection
-from django.db import transaction
 from django.test.utils import CaptureQueriesContext
 
 from apps.consent.models import Proposal
-from apps.consent.selectors import visible_facts
+from apps.consent.selectors.visibility import visible_facts
 from apps.consent.services import connection_narrow
 from apps.memory.services import fact_archive, fact_update
 from apps.retrieval import selectors
@@ -25,10 +24,15 @@ from apps.retrieval.backends import SearchScope
 from apps.retrieval.backends.postgres import PostgresSearchBackend
 from apps.retrieval.backends.sqlite import SQLiteSearchBackend
 from apps.retrieval.models import SearchProjection
-from apps.retrieval.selectors import SearchError, search_visible_facts
+from apps.retrieval.selectors import SearchError, search_visible_matches
 from tests.consent.factories import make_application, make_connection, make_fact, share
 
 pytestmark = pytest.mark.django_db
+
+
+def search(connection, **paging):
+    """The search as the MCP tool runs it: over the connection's visible set."""
+    return search_visible_matches(owner_id=connection.user_id, visible=visible_facts(connection=connection), **paging)
 
 
 def shared_fact(connection, **fields):
@@ -52,9 +56,8 @@ class BackendTests:
         return make_connection(user)
 
     def ids(self, conn, query, **paging):
-        page = search_visible_facts(connection=conn, query=query, offset=paging.get("offset", 0),
-                                    limit=paging.get("limit", 10))
-        return [fact.pk for fact in page.facts]
+        page = search(conn, query=query, offset=paging.get("offset", 0), limit=paging.get("limit", 10))
+        return list(page.ids)
 
     # --- SPEC S-3: English and Chinese both match ------------------------------------------------
 
@@ -97,8 +100,8 @@ class BackendTests:
 
     def test_no_match(self, conn):
         shared_fact(conn, label="Tea", value="Green tea in the afternoon")
-        page = search_visible_facts(connection=conn, query="zebra", offset=0, limit=10)
-        assert (page.facts, page.has_more, page.next_offset, page.window_exhausted) == ([], False, None, False)
+        page = search(conn, query="zebra", offset=0, limit=10)
+        assert (page.ids, page.has_more, page.next_offset, page.window_exhausted) == ((), False, None, False)
 
     def test_like_wildcards_are_literal(self, conn):
         shared_fact(conn, label="Tea", value="Green tea in the afternoon")
@@ -261,9 +264,9 @@ class BackendTests:
         share(conn, *facts)
         seen, offset = [], 0
         while offset is not None:
-            page = search_visible_facts(connection=conn, query="jasmine", offset=offset, limit=10)
+            page = search(conn, query="jasmine", offset=offset, limit=10)
             assert page.offset == offset and not page.window_exhausted
-            seen += [f.pk for f in page.facts]
+            seen += page.ids
             assert page.has_more == (page.next_offset is not None)
             offset = page.next_offset
         assert seen == sorted(f.pk for f in facts)
@@ -271,17 +274,17 @@ class BackendTests:
     def test_window_exhausted_when_more_matches_than_the_window(self, conn, monkeypatch):
         monkeypatch.setattr(selectors, "OFFSET_MAX", 6)
         share(conn, *[make_fact(conn.user, label=f"Tea {n}", value="jasmine") for n in range(8)])
-        page = search_visible_facts(connection=conn, query="jasmine", offset=0, limit=4)
-        assert (len(page.facts), page.next_offset, page.window_exhausted) == (4, 4, False)
-        page = search_visible_facts(connection=conn, query="jasmine", offset=4, limit=4)
-        assert len(page.facts) == 2  # the window ends at 6
+        page = search(conn, query="jasmine", offset=0, limit=4)
+        assert (len(page.ids), page.next_offset, page.window_exhausted) == (4, 4, False)
+        page = search(conn, query="jasmine", offset=4, limit=4)
+        assert len(page.ids) == 2  # the window ends at 6
         assert (page.has_more, page.next_offset, page.window_exhausted) == (True, None, True)
 
     def test_window_not_exhausted_when_the_matches_fit(self, conn, monkeypatch):
         monkeypatch.setattr(selectors, "OFFSET_MAX", 6)
         share(conn, *[make_fact(conn.user, label=f"Tea {n}", value="jasmine") for n in range(6)])
-        page = search_visible_facts(connection=conn, query="jasmine", offset=4, limit=4)
-        assert (len(page.facts), page.has_more, page.next_offset, page.window_exhausted) == (2, False, None, False)
+        page = search(conn, query="jasmine", offset=4, limit=4)
+        assert (len(page.ids), page.has_more, page.next_offset, page.window_exhausted) == (2, False, None, False)
 
     @pytest.mark.parametrize(
         "query,offset,limit,field",
@@ -290,23 +293,23 @@ class BackendTests:
     )
     def test_arguments_are_checked(self, conn, query, offset, limit, field):
         with pytest.raises(SearchError) as caught:
-            search_visible_facts(connection=conn, query=query, offset=offset, limit=limit)
+            search(conn, query=query, offset=offset, limit=limit)
         assert (caught.value.code, caught.value.field) == ("invalid_argument", field)
 
     def test_limits_at_their_edges_are_accepted(self, conn):
         shared_fact(conn, label="Tea", value="Oolong")
-        search_visible_facts(connection=conn, query="x" * 200, offset=10_000, limit=10)
-        search_visible_facts(connection=conn, query="tea", offset=0, limit=1)
+        search(conn, query="x" * 200, offset=10_000, limit=10)
+        search(conn, query="tea", offset=0, limit=1)
 
     def test_constant_number_of_queries(self, conn):
         def count(n):
             share(conn, *[make_fact(conn.user, label=f"Tea {i}", value="jasmine") for i in range(n)])
             with CaptureQueriesContext(db_connection) as queries:
-                search_visible_facts(connection=conn, query="jasmine", offset=0, limit=10)
-                search_visible_facts(connection=conn, query="ja", offset=0, limit=10)
+                search(conn, query="jasmine", offset=0, limit=10)
+                search(conn, query="ja", offset=0, limit=10)
             return len(queries)
 
-        assert count(3) == count(30) == 4  # two queries per search
+        assert count(3) == count(30) == 2  # one statement per search
 
 
 class TestSQLiteBackend(BackendTests):

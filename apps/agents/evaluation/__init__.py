@@ -2,22 +2,27 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.core.files.storage import default_storage
 from django.db import transaction
 
 from apps.common import clock
+
+if TYPE_CHECKING:
+    from apps.agents.evaluation.runner import Report
 
 
 class _RolledBack(Exception):
     pass
 
 
-def run_evaluation(*, keep: bool = False):
+def run_evaluation(*, keep: bool = False) -> Report:
     """Build the set, evaluate it, and (unless ``keep``) leave no trace: rows rolled back, bodies deleted."""
     from apps.agents.evaluation import dataset, runner
 
     bodies: list[str] = []
-    report = None
+    report: Report | None = None
     try:
         with clock.frozen_at(dataset.NOW), transaction.atomic():
             built = dataset.build()
@@ -28,4 +33,5 @@ def run_evaluation(*, keep: bool = False):
     except _RolledBack:
         for path in bodies:
             default_storage.delete(path)
+    assert report is not None  # evaluate() returned, or its error went up
     return report

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from apps.retrieval.layer import pointers
 from apps.retrieval.layer.access import Access, view
 
@@ -11,7 +13,7 @@ def _pattern(path: str) -> str:
     return pointers.join("*" if token.isdigit() else token for token in tokens)
 
 
-def _paths(value, prefix: str = "") -> list[str]:
+def _paths(value: object, prefix: str = "") -> list[str]:
     """Every concrete path of a JSON value down to its scalars (and empty containers)."""
     if isinstance(value, dict) and value:
         return [p for key, item in value.items() for p in _paths(item, pointers.child(prefix, key))]
@@ -20,7 +22,7 @@ def _paths(value, prefix: str = "") -> list[str]:
     return [prefix] if prefix else []
 
 
-def _allowed(leaves, path: str) -> bool:
+def _allowed(leaves: Iterable[str], path: str) -> bool:
     """A shown path is allowed when it is a readable leaf or lies above one (a container)."""
     pattern = _pattern(path)
     return any(leaf == pattern or leaf.startswith(pattern + "/") for leaf in leaves)
@@ -30,7 +32,7 @@ def violations(access: Access, operation: str, answer: dict) -> list[str]:
     """The places in ``answer`` that ``access`` did not allow (empty when it is clean)."""
     found: list[str] = []
 
-    def check(resource_type: str, paths) -> None:
+    def check(resource_type: str, paths: Iterable[str]) -> None:
         v = view(access, resource_type)
         for path in paths:
             if v is None or not _allowed(v.leaves, path):

@@ -1,21 +1,25 @@
 """The fixed evaluation set: synthetic bilingual people, their records, questions and the refs that answer them.
 
-Everything is written through ``apps.memory.services`` at a fixed instant, so
-the projection is built the way production builds it and every run of the
-evaluation sees the same data.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
+from typing import TYPE_CHECKING, TypeVar
 
 from django.contrib.auth import get_user_model
+from django.db.models import Model
 
 from apps.memory import services
 
-NOW = datetime(2026, 6, 1, 9, 0, tzinfo=timezone.utc)
+if TYPE_CHECKING:
+    from apps.accounts.models import User
+    from apps.memory.models import Episode
+
+NOW = datetime(2026, 6, 1, 9, 0, tzinfo=UTC)
 REMINDER_QUOTE = "我们先只做本地推送，云端补发等七月再说。"
 PRICING_QUOTE = "Let's keep the team plan out of the beta, full stop."
 PASSPORT = "E12345678"
@@ -23,6 +27,9 @@ PASSPORT = "E12345678"
 
 def at(days_ago: float, hour: int = 10) -> datetime:
     return (NOW - timedelta(days=days_ago)).replace(hour=hour, minute=0)
+
+
+M = TypeVar("M", bound=Model)
 
 
 @dataclass
@@ -43,8 +50,8 @@ class Question:
 
 @dataclass
 class Dataset:
-    user: object
-    other_user: object
+    user: User
+    other_user: User
     questions: list[Question]
     records: int
     transcripts: list = field(default_factory=list)
@@ -66,7 +73,7 @@ def build() -> Dataset:
     sam = User.objects.create_user(username=f"eval-sam-{suffix}", password=None)
     made = 0
 
-    def count(obj):
+    def count(obj: M) -> M:
         nonlocal made
         made += 1
         return obj
@@ -130,7 +137,9 @@ def build() -> Dataset:
                                   summary="决定：云端补发优先。", topics=["提醒", "mobile reminders"]))
     count(services.todo_create(owner=sam, title="写提醒文案初稿"))
 
-    episode = lambda e: f"episode:{e.pk}"  # noqa: E731
+    def episode(e: Episode) -> str:
+        return f"episode:{e.pk}"
+
     questions = [
         Question("q1", "search", "上周移动端提醒那场会？", query="移动端提醒", resource="episode",
                  expected={episode(review)}),

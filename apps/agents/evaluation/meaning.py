@@ -1,21 +1,16 @@
 """Questions by meaning, in both languages, over a person's shared facts (SPEC S-3, S-4).
 
-The facts are written in one language and in one set of words; the questions
-ask for them in other words, often in the other language, the way a person
-asks an assistant. ``keyword`` questions share a word (or a Traditional
-spelling of a Simplified one, or a run of Latin and Chinese without a space)
-with the fact; ``paraphrase`` questions share none. Each expects one fact in
-the top five.
-
-``evaluate_facts`` asks them through ``search_visible_matches``, the function
-the MCP ``search_user_context`` tool ranks with, over a connection the facts
-are shared with; ``manage.py retrieval_eval`` prints the figures and
-``tests/mcp_server/test_search_meaning.py`` asks them through ``/mcp``.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from apps.accounts.models import User
+    from apps.memory.models import Fact
 
 # (key, category, label, value). Written once, never tuned to the questions.
 FACTS = (
@@ -103,7 +98,7 @@ class FactReport:
         return self.found.get(kind, 0) / self.asked[kind] if self.asked.get(kind) else 1.0
 
 
-def build_facts(owner) -> dict[str, object]:
+def build_facts(owner: User) -> dict[str, Fact]:
     """The facts of ``FACTS`` for ``owner``, by key; the person decided none of them is sensitive."""
     from apps.memory.services import fact_create
 
@@ -111,10 +106,11 @@ def build_facts(owner) -> dict[str, object]:
             for key, category, label, value in FACTS}
 
 
-def evaluate_facts(owner, *, top: int = 5) -> FactReport:
+def evaluate_facts(owner: User, *, top: int = 5) -> FactReport:
     """Share the facts with a new connection of ``owner`` and ask every question through it."""
     from oauth2_provider.models import get_application_model
 
+    from apps.consent.selectors.visibility import visible_facts
     from apps.consent.services import connection_authorize, shares_set
     from apps.memory.models import Category
     from apps.retrieval.selectors import search_visible_matches
@@ -130,7 +126,8 @@ def evaluate_facts(owner, *, top: int = 5) -> FactReport:
     report = FactReport(facts=len(facts))
     for q in QUESTIONS:
         report.asked[q.kind] = report.asked.get(q.kind, 0) + 1
-        ids = search_visible_matches(connection=connection, query=q.query, offset=0, limit=top).ids
+        ids = search_visible_matches(owner_id=owner.pk, visible=visible_facts(connection=connection), query=q.query,
+                                     offset=0, limit=top).ids
         if facts[q.expected].pk in ids:
             report.found[q.kind] = report.found.get(q.kind, 0) + 1
         else:

@@ -1,25 +1,12 @@
 """Run the evaluation set through a real agent run and measure it.
 
-Figures:
-
-* **Recall@5** — of the refs that answer the search questions, the share found
-  in the top five hits; **Paraphrase Recall@5** the same for the questions
-  asked in other words or the other language (SPEC S-4). The same two
-  figures over a person's shared facts, asked as an assistant asks them
-  (``meaning.evaluate_facts``).
-* **Evidence hit rate** — of the questions that need evidence (a decision, the
-  open todos after a meeting, a verbatim quote, a read after a withdrawn
-  permission), the share whose reads held exactly that evidence.
-* **Field violations** — places shown that the call was not allowed to read,
-  plus hits for text only a forbidden field holds, plus withdrawn fields
-  still shown after withdrawal. Must be 0.
-* **Paging completion rate** — of the reads that needed more than one page,
-  the share that reached ``complete: true`` and reassembled to the record.
+Also SPEC S-4. Design notes: docs/design.md.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from oauth2_provider.models import get_application_model
 
@@ -29,6 +16,10 @@ from apps.agents.evaluation.checks import violations
 from apps.agents.services import policy_create, policy_grant_set, run_access, run_start
 from apps.retrieval.layer import handle, pointers
 from apps.retrieval.layer.registry import registry
+
+if TYPE_CHECKING:
+    from apps.accounts.models import User
+    from apps.agents.models import AgentPolicy
 
 TOP = 5
 OPS = ["list", "read", "search"]
@@ -43,7 +34,7 @@ class Report:
     found_refs: int = 0
     paraphrase_refs: int = 0
     paraphrase_found: int = 0
-    facts: object = None  # meaning.FactReport
+    facts: meaning.FactReport | None = None
     evidence_needed: int = 0
     evidence_hit: int = 0
     field_violations: int = 0
@@ -85,11 +76,11 @@ class Report:
 class _Session:
     """One agent run; every answer is checked for field violations as it arrives."""
 
-    def __init__(self, policy, user, report: Report, thread: str):
+    def __init__(self, policy: AgentPolicy, user: User, report: Report, thread: str) -> None:
         self.policy, self.report, self.thread = policy, report, thread
         self.run = run_start(policy=policy, user_id=user.pk, thread_id=thread)
 
-    def call(self, operation: str, **body) -> dict:
+    def call(self, operation: str, **body: Any) -> dict[str, Any]:
         access = run_access(policy=self.policy, run_id=self.run.run_id, thread_id=self.thread)
         answer = handle(access, operation, body)
         shown = violations(access, operation, answer)
@@ -123,23 +114,24 @@ class _Session:
         resource_type, pk = ref.split(":")
         access = run_access(policy=self.policy, run_id=self.run.run_id, thread_id=self.thread)
         v = view(access, resource_type)
+        assert v is not None  # the ref came from a search of this run
         instance = v.resource.adapter.records(access.user_id).get(pk=int(pk))
         source = v.resource.adapter.document(instance, v.readable_top_level())
         return documents.project(v.resource.declaration, source, v.leaves)[0] == doc
 
 
-def _agent(report: Report):
+def _agent(report: Report) -> AgentPolicy:
     application = get_application_model().objects.create(
         name="retrieval evaluation", client_type="confidential", authorization_grant_type="client-credentials")
     grants = {r.type: {"operations": OPS, "fields": [""]} for r in registry.all()}
     # The todo notes are withheld: the passport number written there must never decide a match.
-    todo = registry.get("todo").declaration
+    todo = registry.get("todo").declaration  # type: ignore[union-attr]  # a built-in type
     grants["todo"]["fields"] = [f.path for f in todo.fields if "/" not in f.path[1:] and f.path != "/notes"]
     return policy_create(agent_id=f"evaluation-{application.pk}", name="Evaluation", application=application,
                          grants=grants)
 
 
-def _top(session: _Session, question) -> list[str]:
+def _top(session: _Session, question: data.Question) -> list[str]:
     body = {"query": question.query, "top_k": TOP}
     if question.resource:
         body["resource"] = question.resource
@@ -178,7 +170,9 @@ def evaluate(dataset: data.Dataset) -> Report:
     return report
 
 
-def _evidence(session: _Session, q, top: list[str], policy, dataset) -> bool:
+def _evidence(
+    session: _Session, q: data.Question, top: list[str], policy: AgentPolicy, dataset: data.Dataset
+) -> bool:
     if not top:
         return False
     if q.kind == "decision":
@@ -191,13 +185,13 @@ def _evidence(session: _Session, q, top: list[str], policy, dataset) -> bool:
         hits = session.call("search", query=q.query, resource=q.resource, top_k=1)["hits"]
         doc = session.read_whole(hits[0]["ref"])
         tokens = pointers.split(hits[0]["snippet"]["path"])
-        value = doc
+        value: Any = doc
         for token in tokens:
             value = value[int(token)] if isinstance(value, list) else value.get(token)
         return value == q.evidence
     if q.kind == "withdrawn":
         before = "notes" in session.read_whole(top[0])
-        contact = registry.get("contact").declaration
+        contact = registry.get("contact").declaration  # type: ignore[union-attr]  # a built-in type
         kept = [f.path for f in contact.fields if "/" not in f.path[1:] and f.path != q.evidence]
         policy_grant_set(policy=policy, resource="contact", operations=OPS, fields=kept)
         after = session.read_whole(top[0])

@@ -1,6 +1,6 @@
 """Change stamps of the visible set's sources, kept by the database (PostgreSQL only).
 
-A connection's visible set (``consent.selectors._visible``) is made of its
+A connection's visible set (``consent.selectors.visibility.visible_query``) is made of its
 owner's rows in the fact table and its own rows in the share table. Every
 statement that inserts, updates or deletes rows there sets a new random stamp
 for each owner (kind ``f``) or connection (kind ``s``) it touched, in the same

@@ -1,6 +1,6 @@
 """Writes that change who may see what. Each is one transaction."""
 
-from apps.consent.services.access import access_event_record
+from apps.consent.services.access import access_event_record, access_events_prune
 from apps.consent.services.connections import (
     ConsentError,
     connection_authorize,
@@ -14,6 +14,7 @@ from apps.consent.services.shares import shares_apply, shares_set
 __all__ = [
     "ConsentError",
     "access_event_record",
+    "access_events_prune",
     "connection_authorize",
     "connection_live_locked",
     "connection_narrow",
@@ -24,8 +25,8 @@ __all__ = [
 ]
 
 # Proposals (SPEC P-1 … P-7).
-from apps.consent.services.proposal_checks import ProposalError, required_scope_for_op  # noqa: E402
-from apps.consent.services.proposals import (  # noqa: E402
+from apps.consent.services.proposal_checks import ProposalError
+from apps.consent.services.proposals import (
     PROPOSAL_LIFETIME,
     proposal_confirm,
     proposal_edit,
@@ -44,9 +45,8 @@ __all__ += [
     "proposal_expire_due",
     "proposal_ignore",
     "proposal_submit",
-    "required_scope_for_op",
 ]
 
-from apps.consent.services.proposal_bulk import proposals_ignore  # noqa: E402
+from apps.consent.services.proposal_bulk import proposals_ignore  # noqa: E402 - grouped with its section
 
 __all__ += ["proposals_ignore"]

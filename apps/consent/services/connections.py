@@ -3,25 +3,30 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import TYPE_CHECKING
 
 from django.db import transaction
 from oauth2_provider.models import get_access_token_model, get_grant_model, get_refresh_token_model
 
 from apps.common import clock
+from apps.common.errors import CodedError
 from apps.consent import scopes as scope_rules
 from apps.consent.models import Connection, FactShare
 from apps.memory.models import Category
 
+if TYPE_CHECKING:
+    from oauth2_provider.models import Application
+
+    from apps.accounts.models import User
+
 LAST_USED_RESOLUTION = timedelta(minutes=1)
 
 
-class ConsentError(Exception):
+class ConsentError(CodedError):
     """A request to grant or change access that the rules refuse."""
 
     def __init__(self, code: str, message: str, *, fact_ids: tuple[int, ...] = ()):
-        super().__init__(message)
-        self.code = code
-        self.message = message
+        super().__init__(code, message)
         self.fact_ids = fact_ids  # the facts the refusal is about, where it is about facts
 
 
@@ -35,12 +40,10 @@ def _check(scopes: set[str], categories: set[str]) -> None:
 
 
 @transaction.atomic
-def connection_authorize(*, user, application, scopes: set[str], categories: set[str]) -> Connection:
+def connection_authorize(*, user: User, application: Application, scopes: set[str], categories: set[str]) -> Connection:
     """Create the connection, or replace its scopes and categories (SPEC A-7).
 
-    A revoked connection comes back only through this, i.e. a new authorization
-    that the assistant started (SPEC C-5); its earlier shares were dropped on
-    revocation, so it starts with nothing shared (SPEC C-3).
+    The only way back for a revoked connection (SPEC C-5); it starts with nothing shared (C-3).
     """
     _check(scopes, categories)
     now = clock.now()
@@ -65,6 +68,7 @@ def _ordered_categories(categories: set[str]) -> list[str]:
     return [code for code in Category.values if code in categories]
 
 
+# SPEC C-5 (home)
 @transaction.atomic
 def connection_narrow(*, connection: Connection, scopes: set[str] | None = None,
                       categories: set[str] | None = None) -> Connection:
@@ -84,14 +88,12 @@ def connection_narrow(*, connection: Connection, scopes: set[str] | None = None,
     return locked
 
 
+# SPEC C-7 (home)
 @transaction.atomic
 def connection_revoke(*, connection: Connection) -> Connection:
     """Stop all access at once: every token dies, shares are dropped (SPEC C-7).
 
-    Refresh tokens are marked revoked rather than deleted, so a later replay is
-    still recognised by the reuse protection. Codes not yet exchanged are
-    deleted: they came from a consent the person just withdrew, and reconnecting
-    must not revive them (C-5). Redeemed codes stay for replay detection (A-3).
+    Refresh tokens are marked revoked and redeemed codes kept, so a replay is still recognised (A-3, C-5).
     """
     locked = Connection.objects.select_for_update().get(pk=connection.pk)
     now = clock.now()
@@ -106,14 +108,10 @@ def connection_revoke(*, connection: Connection) -> Connection:
     return locked
 
 
-def connection_live_locked(*, user, application) -> bool:
-    """Whether the person's connection with this assistant is live, its row locked until the transaction ends.
+def connection_live_locked(*, user: User, application: Application) -> bool:
+    """Whether the connection is live (not revoked, account active), its row locked until the transaction ends.
 
-    Live: not revoked, and the person's account active (staff may deactivate it, SPEC C-7).
-
-    Issuing tokens takes this lock before any other, as ``connection_revoke``
-    does, so an exchange or refresh racing a revocation either commits first —
-    and its tokens die with the rest — or finds the connection revoked (SPEC C-7).
+    Token issuing takes this lock first, as ``connection_revoke`` does, so neither outlives a revocation (SPEC C-7).
     """
     live = Connection.objects.select_for_update().filter(
         user=user, application=application, revoked_at__isnull=True

@@ -1,21 +1,23 @@
 """The person's own data as one JSON document: facts, shares, proposals, access history.
 
-Secrets never leave here: no token, code, hash or client secret is read, so
-none can be written (SPEC A-4). Evidence is included — it is the person's own
-note, and this export goes only to them (SPEC C-8 is about assistants).
+Also SPEC A-4, C-8. Design notes: docs/design.md.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
+from typing import TYPE_CHECKING, Any
 
 from django.db.models import Prefetch
 
 from apps.common import clock
 from apps.common.destinations import registered_destinations
 from apps.consent.models import Connection, FactShare, Proposal
-from apps.consent.selectors import retained_access_events
+from apps.consent.selectors.access import retained_access_events
 from apps.memory.models import Fact
+
+if TYPE_CHECKING:
+    from apps.accounts.models import User
 
 FORMAT = "lifeos-memory-export"
 FORMAT_VERSION = 1
@@ -28,19 +30,19 @@ def _time(moment: datetime | None) -> str | None:
     return moment.isoformat() if moment else None
 
 
-def _fact(fact: Fact) -> dict:
+def _fact(fact: Fact) -> dict[str, Any]:
     return {**{name: getattr(fact, name) for name in FACT_FIELDS},
             "created_at": _time(fact.created_at), "updated_at": _time(fact.updated_at)}
 
 
-def _proposal(proposal: Proposal, now: datetime) -> dict:
+def _proposal(proposal: Proposal, now: datetime) -> dict[str, Any]:
     # The status as of now: a pending proposal past its expiry is expired before any sweep records it (SPEC J-2).
     return {**{name: getattr(proposal, name) for name in PROPOSAL_FIELDS}, "status": proposal.status_at(now),
             "created_at": _time(proposal.created_at), "expires_at": _time(proposal.expires_at),
             "decided_at": _time(proposal.decided_at)}
 
 
-def _connection(connection: Connection, now: datetime) -> dict:
+def _connection(connection: Connection, now: datetime) -> dict[str, Any]:
     application = connection.application
     return {
         "id": connection.pk,
@@ -68,7 +70,7 @@ def _connection(connection: Connection, now: datetime) -> dict:
     }
 
 
-def export_for(*, user) -> dict:
+def export_for(*, user: User) -> dict[str, Any]:
     """Everything the product keeps about the person's memory and its sharing, in five queries."""
     connections = (
         Connection.objects.filter(user=user)

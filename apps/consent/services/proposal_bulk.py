@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.db import transaction
 
 from apps.common import clock
@@ -9,16 +11,17 @@ from apps.consent.models import Connection, Proposal
 from apps.consent.services.proposal_checks import ProposalError
 from apps.consent.services.proposals import FORBIDDEN
 
+if TYPE_CHECKING:
+    from apps.accounts.models import User
+
 
 @transaction.atomic
-def proposals_ignore(*, connection: Connection, user, ids: set[int] | None = None, up_to: int | None = None) -> int:
-    """Ignore the connection's pending suggestions among ``ids`` (``None``: all of them) up to id ``up_to``.
+def proposals_ignore(
+    *, connection: Connection, user: User, ids: set[int] | None = None, up_to: int | None = None,
+) -> int:
+    """Ignore the connection's pending suggestions among ``ids`` (``None``: all) up to id ``up_to``; return how many.
 
-    ``up_to`` is the newest suggestion the person was shown, so "ignore all"
-    never ignores one that arrived after the page was loaded. One UPDATE
-    guarded by ``status = pending``: a suggestion decided meanwhile (confirmed
-    in another tab) is left as it was decided. One past its expiry is left to
-    the sweep (SPEC J-2). Returns how many were ignored.
+    Only still-pending, unexpired ones: a suggestion decided meanwhile or past expiry is left alone (SPEC J-2).
     """
     if connection.user_id != user.pk:
         raise ProposalError(FORBIDDEN, "this assistant is not connected to your account")

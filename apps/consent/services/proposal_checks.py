@@ -1,10 +1,6 @@
 """What an assistant may propose, checked before anything is stored (SPEC P-1 … P-3).
 
-Pure functions over the arguments: the shape (P-1), the limits (P-2), pasted
-conversations and secrets (P-2), and the fingerprint that makes identical
-proposals one (P-4). Refusals are ``ProposalError`` values whose ``code`` is one
-of the MCP tool error codes (SPEC M-8) and whose message names the field and,
-for limits, the limit.
+Also SPEC M-8. Design notes: docs/design.md.
 """
 
 from __future__ import annotations
@@ -15,7 +11,7 @@ import re
 import unicodedata
 from dataclasses import asdict, dataclass
 
-from apps.consent import scopes as scope_rules
+from apps.common.errors import CodedError
 from apps.memory.detectors import detect_secrets
 from apps.memory.models import Category
 from apps.memory.models.facts import EVIDENCE_MAX, LABEL_MAX, VALUE_MAX
@@ -29,13 +25,6 @@ LIMITS = {"label": LABEL_MAX, "value": VALUE_MAX, "evidence": EVIDENCE_MAX}
 # A label names a fact and evidence is a one-line note (SPEC P-2); a value may wrap.
 ONE_LINE_FIELDS = ("label", "evidence")
 
-# SPEC A-5, P-3: which scope each operation needs.
-_OP_SCOPES = {
-    ADD: scope_rules.PROFILE_PROPOSE,
-    UPDATE: scope_rules.PROFILE_CORRECT,
-    ARCHIVE: scope_rules.PROFILE_CORRECT,
-}
-
 INVALID_ARGUMENT = "invalid_argument"
 CONVERSATION_REFUSED = "conversation_refused"
 SECRET_DETECTED = "secret_detected"
@@ -46,20 +35,8 @@ PROPOSAL_EXPIRED = "proposal_expired"
 TOO_MANY_PENDING = "too_many_pending"  # SPEC P-8
 
 
-class ProposalError(Exception):
-    """A proposal the rules refuse, or an action on a proposal that cannot be taken.
-
-    ``code`` is stable; ``field`` names the argument at fault when there is one.
-    """
-
-    def __init__(self, code: str, message: str, field: str | None = None):
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.field = field
-
-    def __repr__(self) -> str:
-        return f"ProposalError({self.code!r}, {self.message!r}, field={self.field!r})"
+class ProposalError(CodedError):
+    """A proposal the rules refuse, or an action on a proposal that cannot be taken."""
 
 
 @dataclass(frozen=True)
@@ -74,18 +51,11 @@ class ProposalArguments:
     target_fact_id: int | None = None
 
 
-def required_scope_for_op(op: str) -> str:
-    """The scope an operation needs (SPEC P-3): ``add`` → profile:propose, else profile:correct."""
-    if op not in _OP_SCOPES:
-        raise ProposalError(INVALID_ARGUMENT, f"op must be one of {', '.join(OPS)}", "op")
-    return _OP_SCOPES[op]
-
-
 def _invalid(message: str, field: str) -> ProposalError:
     return ProposalError(INVALID_ARGUMENT, message, field)
 
 
-def _target_id(raw) -> int:
+def _target_id(raw: object) -> int:
     if isinstance(raw, bool):
         raise _invalid("target_fact_id must be a fact id", "target_fact_id")
     if isinstance(raw, int):
@@ -108,7 +78,8 @@ def check_text(name: str, text: str) -> None:
         raise _invalid(f"{name} must be a single line (no line breaks)", name)
 
 
-def parse_arguments(arguments) -> ProposalArguments:
+# SPEC P-1 (home)
+def parse_arguments(arguments: object) -> ProposalArguments:
     """The shape of a proposal (SPEC P-1, P-2 limits). Raises ``invalid_argument``."""
     if not isinstance(arguments, dict):
         raise _invalid("arguments must be an object", "arguments")
@@ -143,6 +114,7 @@ def parse_arguments(arguments) -> ProposalArguments:
     return ProposalArguments(op=op, target_fact_id=target, **texts)
 
 
+# SPEC P-2 (home)
 def check_content(args: ProposalArguments) -> None:
     """What may never be stored from an assistant (SPEC P-2): conversations, secrets."""
     for name in ("value", "label", "evidence"):
@@ -170,8 +142,7 @@ def _normal(text: str) -> str:
 def fingerprint(args: ProposalArguments) -> str:
     """SHA-256 of the canonical JSON of the normalized arguments (SPEC P-4).
 
-    Text is compared after NFKC, case folding and whitespace collapsing, so
-    "Coffee " and "coffee" are the same proposal; omitted and empty are equal.
+    Text is compared after NFKC, case folding and whitespace collapsing; omitted and empty are equal.
     """
     canonical = {
         name: (_normal(value) if isinstance(value, str) else value)
@@ -196,14 +167,9 @@ MANY_LINES = 6
 
 
 def looks_like_conversation(text: str) -> bool:
-    """Whether ``text`` is dialogue rather than one fact.
+    """Whether ``text`` is dialogue (role or speaker turns) rather than one fact.
 
-    Refused: two or more turns by different chat roles ("User: … Assistant: …",
-    "用户：…助手：…"), three or more role turns of any kind, speaker lines that
-    come back to an earlier speaker ("Alice: … / Bob: … / Alice: …"), or many
-    lines most of which are speaker lines. A fact that merely mentions a role
-    ("prefers the assistant to answer briefly") or a list of "key: value" lines
-    passes.
+    A fact that merely mentions a role, or a list of "key: value" lines, passes.
     """
     if not text:
         return False

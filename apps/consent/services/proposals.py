@@ -1,18 +1,13 @@
 """Proposals: what an assistant suggests and the person decides (SPEC P-1 … P-7, D-5, J-2).
 
-Nothing here changes a fact until the person confirms (P-7). Expiry needs no
-sweep to be true: a pending proposal at or past ``expires_at`` is treated as
-expired by every action and read (J-2); ``proposal_expire_due`` only records
-it. Errors are ``ProposalError`` values (``apps.consent.services.proposal_checks``).
-
-Where a refusal must also record something (an expiry noticed on the way),
-the record is committed and the error raised after the transaction, so the
-caller's error does not roll the record back.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations
 
-from datetime import timedelta
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
@@ -20,7 +15,7 @@ from django.db.models import Case, Value, When
 
 from apps.common import clock
 from apps.consent.models import Connection, FactShare, Proposal
-from apps.consent.selectors import connection_categories, shareable_facts, visible_facts
+from apps.consent.selectors.visibility import connection_categories, shareable_facts, visible_facts
 from apps.consent.services.connections import ConsentError
 from apps.consent.services.proposal_checks import (
     ADD,
@@ -38,11 +33,14 @@ from apps.consent.services.proposal_checks import (
     check_text,
     fingerprint,
     parse_arguments,
-    required_scope_for_op,
 )
 from apps.memory.models import Category, Fact, FactStatus
 from apps.memory.services import fact_archive, fact_create, fact_update
 
+if TYPE_CHECKING:
+    from apps.accounts.models import User
+
+# SPEC P-5 (home)
 PROPOSAL_LIFETIME = timedelta(days=30)  # SPEC P-5, D-5
 
 # Codes of refused actions on the page (not MCP tool codes).
@@ -60,15 +58,14 @@ __all__ = [
     "proposal_expire_due",
     "proposal_ignore",
     "proposal_submit",
-    "required_scope_for_op",
 ]
 
 
-def _is_due(proposal: Proposal, now) -> bool:
+def _is_due(proposal: Proposal, now: datetime) -> bool:
     return proposal.status == Status.PENDING and now >= proposal.expires_at
 
 
-def _expire(proposal: Proposal, now) -> None:
+def _expire(proposal: Proposal, now: datetime) -> None:
     proposal.status, proposal.decided_at = Status.EXPIRED, now
     proposal.save(update_fields=["status", "decided_at"])
 
@@ -98,12 +95,10 @@ def _check_target_and_category(connection: Connection, args: ProposalArguments) 
     return target
 
 
-def _earlier(connection: Connection, digest: str, now) -> Proposal | ProposalError | None:
+def _earlier(connection: Connection, digest: str, now: datetime) -> Proposal | ProposalError | None:
     """What an identical earlier proposal means for this one (SPEC P-4), read in one statement.
 
-    The pending one if there is one, else the latest: a single query, so a
-    proposal committed by a concurrent identical submission is seen either as
-    pending or not at all.
+    One query, so a concurrent identical submission is seen either as pending or not at all.
     """
     earlier = (
         Proposal.objects.filter(connection=connection, fingerprint=digest)
@@ -125,12 +120,11 @@ def _earlier(connection: Connection, digest: str, now) -> Proposal | ProposalErr
     return ProposalError(DUPLICATE_PROCESSED, "an identical proposal was already handled by the person")
 
 
-def _pending_cap_error(connection: Connection, now) -> ProposalError | None:
+# SPEC P-8 (home)
+def _pending_cap_error(connection: Connection, now: datetime) -> ProposalError | None:
     """SPEC P-8: ``too_many_pending`` when the connection already holds the most pending proposals allowed.
 
-    Counted under a lock on the connection row, so concurrent submissions
-    cannot pass the cap together. A pending proposal past its 30 days does
-    not count, swept or not (SPEC J-2).
+    Counted under the connection row's lock; expired proposals do not count, swept or not (SPEC J-2).
     """
     limit = settings.PROPOSAL_PENDING_LIMIT
     Connection.objects.select_for_update().filter(pk=connection.pk).exists()
@@ -171,15 +165,11 @@ def _submit(connection: Connection, args: ProposalArguments) -> Proposal | Propo
     return proposal
 
 
-def proposal_submit(*, connection: Connection, arguments: dict) -> Proposal:
-    """Store an assistant's proposal as pending, or answer the identical pending one (SPEC P-1 … P-4).
+# SPEC P-4 (home)
+def proposal_submit(*, connection: Connection, arguments: dict[str, Any]) -> Proposal:
+    """Store an assistant's proposal as pending, or answer the identical pending one (SPEC P-1 … P-4, P-8).
 
-    Refusals (``ProposalError.code``): ``invalid_argument``, ``conversation_refused``,
-    ``secret_detected``, ``not_found``, ``category_not_allowed``,
-    ``duplicate_processed``, ``proposal_expired``, ``too_many_pending`` (P-8; an
-    identical pending proposal still answers its id). Scopes per op are checked by
-    the caller (``required_scope_for_op``). Safe under concurrency: the partial
-    unique constraint keeps one pending row per (connection, fingerprint).
+    Refuses with ``ProposalError``; the op's scope is checked by the caller. Safe under concurrency.
     """
     args = parse_arguments(arguments)
     check_content(args)
@@ -194,7 +184,7 @@ def proposal_submit(*, connection: Connection, arguments: dict) -> Proposal:
 
 # --- Deciding (the person, on the web page) ----------------------------------------------------
 
-def _lock(proposal: Proposal, user) -> Proposal:
+def _lock(proposal: Proposal, user: User) -> Proposal:
     """The proposal, row-locked, if it belongs to one of ``user``'s connections."""
     locked = (
         Proposal.objects.select_for_update(of=("self",)).select_related("connection").filter(pk=proposal.pk).first()
@@ -204,8 +194,11 @@ def _lock(proposal: Proposal, user) -> Proposal:
     return locked
 
 
-def _act(proposal: Proposal, user, action) -> Proposal:
+def _act(
+    proposal: Proposal, user: User, action: Callable[[Proposal, datetime], Proposal | ProposalError],
+) -> Proposal:
     """Run ``action(locked, now)`` on a live proposal; record an expiry noticed on the way (J-2)."""
+    outcome: Proposal | ProposalError
     with transaction.atomic():
         locked = _lock(proposal, user)
         now = clock.now()
@@ -223,7 +216,7 @@ def _act(proposal: Proposal, user, action) -> Proposal:
     return outcome
 
 
-def _decide(proposal: Proposal, status: str, now, result_fact: Fact | None = None) -> Proposal:
+def _decide(proposal: Proposal, status: str, now: datetime, result_fact: Fact | None = None) -> Proposal:
     proposal.status, proposal.decided_at = status, now
     fields = ["status", "decided_at"]
     if result_fact is not None:
@@ -234,10 +227,9 @@ def _decide(proposal: Proposal, status: str, now, result_fact: Fact | None = Non
 
 
 def _share(connection: Connection, fact: Fact, *, only_if_shared: bool) -> None:
-    """Share ``fact`` at its current version with ``connection``, when the rules allow it (SPEC C-1, C-3).
+    """Share ``fact`` at its current version with ``connection`` when the rules allow (SPEC C-1, C-3).
 
-    The connection row is locked as ``shares_set`` and ``connection_revoke`` do,
-    so a share never lands on a connection being revoked.
+    Locks the connection row, so a share never lands on a connection being revoked.
     """
     locked = Connection.objects.select_for_update().get(pk=connection.pk)
     if locked.revoked_at is not None or not shareable_facts(connection=locked).filter(pk=fact.pk).exists():
@@ -249,7 +241,7 @@ def _share(connection: Connection, fact: Fact, *, only_if_shared: bool) -> None:
         FactShare.objects.create(connection=locked, fact=fact, fact_version=fact.version, shared_at=clock.now())
 
 
-def _confirm(locked: Proposal, now, user, share_with_connection: bool) -> Proposal:
+def _confirm(locked: Proposal, now: datetime, user: User, share_with_connection: bool) -> Proposal:
     if locked.op == ADD:
         fact = fact_create(owner=user, category=locked.category, label=locked.label, value=locked.value,
                            evidence=locked.evidence)
@@ -258,7 +250,8 @@ def _confirm(locked: Proposal, now, user, share_with_connection: bool) -> Propos
         return _decide(locked, Status.CONFIRMED, now, result_fact=fact)
     # SPEC P-6: the target must still be what the assistant saw; the row lock makes a concurrent
     # edit either land first (then we see the new version: conflict) or wait for us.
-    target = Fact.objects.select_for_update().filter(pk=locked.target_fact_id).first()
+    # Past ADD, every op names its target (parse_arguments); the stubs cannot see that.
+    target = Fact.objects.select_for_update().filter(pk=locked.target_fact_id).first()  # type: ignore[misc]
     if (
         target is None
         or target.owner_id != user.pk
@@ -279,26 +272,21 @@ def _confirm(locked: Proposal, now, user, share_with_connection: bool) -> Propos
     return _decide(locked, Status.CONFIRMED, now, result_fact=fact)
 
 
-def proposal_confirm(*, proposal: Proposal, user, share_with_connection: bool = True) -> Proposal:
+# SPEC P-6 (home)
+def proposal_confirm(*, proposal: Proposal, user: User, share_with_connection: bool = True) -> Proposal:
     """Apply a pending proposal for its owner (SPEC P-5, P-6).
 
-    ``add`` creates a confirmed fact (the detector may mark it sensitive) and,
-    with ``share_with_connection``, shares it with the proposing assistant.
-    ``update``/``archive`` apply only if the target is still active at the
-    version the assistant saw; otherwise the proposal becomes ``conflict`` and
-    the fact is left as it is (returned, not raised: the page shows it).
-    Raises ``ProposalError`` ``forbidden`` (not the user's), ``proposal_expired``,
-    ``not_pending``.
+    An update or archive of a fact changed since becomes ``conflict`` (returned, not raised).
     """
     return _act(proposal, user, lambda locked, now: _confirm(locked, now, user, share_with_connection))
 
 
-def proposal_ignore(*, proposal: Proposal, user) -> Proposal:
+def proposal_ignore(*, proposal: Proposal, user: User) -> Proposal:
     """Decline a pending proposal; an identical one later answers ``duplicate_processed``."""
     return _act(proposal, user, lambda locked, now: _decide(locked, Status.IGNORED, now))
 
 
-def _edit(locked: Proposal, now, changes: dict[str, str]) -> Proposal | ProposalError:
+def _edit(locked: Proposal, now: datetime, changes: dict[str, str]) -> Proposal | ProposalError:
     for name, text in changes.items():
         if not isinstance(text, str):
             return ProposalError(INVALID_ARGUMENT, f"{name} must be a string", name)
@@ -326,14 +314,11 @@ def _edit(locked: Proposal, now, changes: dict[str, str]) -> Proposal | Proposal
     return locked
 
 
-def proposal_edit(*, proposal: Proposal, user, category: str | None = None, label: str | None = None,
+def proposal_edit(*, proposal: Proposal, user: User, category: str | None = None, label: str | None = None,
                   value: str | None = None, evidence: str | None = None) -> Proposal:
     """Reword a pending proposal before confirming it (SPEC P-6); it stays pending.
 
-    ``None`` keeps a field. The same limits and refusals as a submission apply
-    (``invalid_argument``, ``conversation_refused``, ``secret_detected``); the
-    person may choose any category, even one the assistant cannot see (the
-    fact is then simply not shared with it on confirmation).
+    ``None`` keeps a field; a submission's limits apply; any category may be chosen.
     """
     given = {"category": category, "label": label, "value": value, "evidence": evidence}
     changes = {name: text for name, text in given.items() if text is not None}

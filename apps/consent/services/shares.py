@@ -2,24 +2,22 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
+
 from django.db import transaction
 
 from apps.common import clock
 from apps.consent.models import Connection, FactShare
-from apps.consent.selectors import shareable_facts
+from apps.consent.selectors.visibility import shareable_facts
 from apps.consent.services.connections import ConsentError
 
 
+# SPEC C-3 (home)
 @transaction.atomic
 def shares_set(*, connection: Connection, fact_ids: set[int], seen: dict[int, int] | None = None) -> dict[int, int]:
-    """Make exactly ``fact_ids`` shared with the connection, each at its current version.
+    """Make exactly ``fact_ids`` shared with the connection, each at its current version; return id → version.
 
-    Ids that are not the user's shareable facts for this connection are refused
-    as a whole: nothing is written (SPEC C-1). ``seen`` (fact id → version), when
-    given, is what the person was shown: a fact that changed since — or was not
-    shown at all — is refused as a whole too (``changed``), so a form opened
-    before an edit never confirms the new content unseen (SPEC C-2). Returns
-    fact id → shared version.
+    Refused as a whole for a fact not shareable (SPEC C-1) or changed since ``seen`` (``changed``, C-2).
     """
     locked = _locked(connection)
     versions = dict(shareable_facts(connection=locked).filter(id__in=fact_ids).values_list("id", "version"))
@@ -31,13 +29,9 @@ def shares_set(*, connection: Connection, fact_ids: set[int], seen: dict[int, in
 
 @transaction.atomic
 def shares_apply(*, connection: Connection, ticked: dict[int, int | None], unticked: set[int]) -> dict[int, int]:
-    """Share ``ticked`` (fact id → the version the person was shown) and unshare ``unticked``; others stay.
+    """Share ``ticked`` (fact id → version shown) and unshare ``unticked``; others stay (SPEC W-6).
 
-    What a paged, filtered sharing form sends: the facts it showed (SPEC W-6).
-    A ticked fact that is not the person's shareable fact is refused as a whole
-    (``not_shareable``), one whose version is not the one shown — or that was
-    never shown (``None``) — too (``changed``, SPEC C-2). Returns fact id →
-    shared version of the ticked facts.
+    Refused as a whole for a fact not shareable or not shown at its current version (SPEC C-2).
     """
     locked = _locked(connection)
     versions = dict(shareable_facts(connection=locked).filter(id__in=ticked).values_list("id", "version"))
@@ -54,7 +48,7 @@ def _locked(connection: Connection) -> Connection:
     return locked
 
 
-def _refuse(wanted, versions: dict[int, int], seen: dict[int, int | None] | None) -> None:
+def _refuse(wanted: Iterable[int], versions: dict[int, int], seen: Mapping[int, int | None] | None) -> None:
     refused = sorted(set(wanted) - set(versions))
     if refused:
         raise ConsentError("not_shareable", f"facts that cannot be shared with this assistant: {refused}",

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from datetime import timezone as dt_timezone
+import html
+from datetime import UTC
 
 from django import forms, template
-from django.forms.utils import flatatt
+from django.urls import get_script_prefix, get_urlconf, reverse
 from django.utils import timezone
-from django.utils.html import format_html, format_html_join
+from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 
 from apps.common.destinations import registered_destinations
+from apps.common.i18n import once_per_catalog
 from apps.common.text import shown_name
 from apps.consent import scopes as scope_rules
 from apps.memory.models import Category
@@ -24,14 +26,31 @@ def when(moment):
     """A moment in UTC, machine-readable; static/js/me.js may show it in local time."""
     if moment is None:
         return ""
-    moment = moment.astimezone(dt_timezone.utc) if timezone.is_aware(moment) else moment
-    return format_html('<time datetime="{}">{} UTC</time>', moment.isoformat(), moment.strftime("%Y-%m-%d %H:%M"))
+    moment = moment.astimezone(UTC) if timezone.is_aware(moment) else moment
+    # Digits, dashes, colons and a plus sign only: nothing to escape.
+    return mark_safe(f'<time datetime="{moment.isoformat()}">{moment.strftime("%Y-%m-%d %H:%M")} UTC</time>')
+
+
+@once_per_catalog
+def _category_names() -> dict[str, str]:
+    return {code: str(label) for code, label in Category.choices}
 
 
 @register.filter
 def category_name(code: str):
-    """The translated display name of a category code (SPEC D-2)."""
-    return Category(code).label if code in Category.values else code
+    """The translated display name of a category code (SPEC D-2), translated once per language."""
+    return _category_names().get(code, code)
+
+
+@once_per_catalog
+def _version_format() -> str:
+    return _("version %(version)s")
+
+
+@register.filter
+def version_words(number) -> str:
+    """"version 3" in the active language: long lists show one per row, so it is translated once per language."""
+    return _version_format() % {"version": number}
 
 
 @register.filter
@@ -42,11 +61,7 @@ def scope_words(name: str):
 
 @register.filter
 def redirect_host(application) -> str:
-    """The hosts the assistant may send people back to: the one thing about it we can check.
-
-    Every registered one, not the first alone: an assistant could register a
-    well-known host first and send people to another (SPEC A-7).
-    """
+    """Every host the assistant may send people back to, not the first alone (SPEC A-7)."""
     return ", ".join(registered_destinations(application.redirect_uris))
 
 
@@ -62,6 +77,24 @@ def isolated(text):
     return format_html("<bdi>{}</bdi>", text)
 
 
+_ROW_ID = 987654321  # stands for a row's id while an address is reversed once
+_ROW_URLS: dict[tuple, tuple[str, str]] = {}
+
+
+@register.simple_tag
+def row_url(name: str, pk) -> str:
+    """``{% url name pk %}`` for the rows of a long list: reversed once per URL prefix, then filled in.
+
+    Each ``reverse`` walks the URL resolver; a page at real size has a few per row (SPEC W-6).
+    """
+    key = (name, get_script_prefix(), get_urlconf())
+    if key not in _ROW_URLS:
+        head, _row, tail = reverse(name, args=[_ROW_ID]).partition(str(_ROW_ID))
+        _ROW_URLS[key] = (head, tail)
+    head, tail = _ROW_URLS[key]
+    return f"{head}{int(pk)}{tail}"
+
+
 @register.simple_tag(takes_context=True)
 def page_link(context, name: str, number, anchor: str = "") -> str:
     """The current page's address with ``name=number`` (the other filters and page numbers kept)."""
@@ -73,13 +106,24 @@ def page_link(context, name: str, number, anchor: str = "") -> str:
     return (f"?{encoded}" if encoded else "?") + (f"#{anchor}" if anchor else "")
 
 
+def _text(value) -> str:
+    """``value`` as HTML text: escaped unless already safe (what ``conditional_escape`` does, without its wrappers)."""
+    return value.__html__() if hasattr(value, "__html__") else html.escape(str(value))
+
+
+def _attrs(attrs: dict) -> str:
+    """Django's ``flatatt``, written directly: valued attributes sorted, then the boolean ones sorted."""
+    valued = "".join(f' {name}="{_text(value)}"' for name, value in sorted(attrs.items())
+                     if value is not None and not isinstance(value, bool))
+    return valued + "".join(f" {name}" for name, value in sorted(attrs.items()) if value is True)
+
+
 @register.simple_tag
 def control(field):
-    """A form field's input, the same HTML Django's widget templates write, written here.
+    """A form field's input, the HTML Django's widget templates write, without their cost per field (SPEC W-6).
 
-    A page at real size holds hundreds of inputs (an edit form per fact and per
-    suggestion, SPEC W-6), and each widget template costs about a millisecond.
-    Covers the widgets the /me/ pages use: select, textarea, checkbox, inputs.
+    A page at real size holds hundreds of inputs (SPEC W-6) and each widget template costs about a
+    millisecond, so the HTML is joined from escaped text. Covers select, textarea, checkbox, inputs.
     """
     widget = field.field.widget
     attrs = field.build_widget_attrs(dict(widget.attrs))
@@ -88,19 +132,42 @@ def control(field):
     if field.errors:
         attrs["aria-invalid"] = "true"
     value = field.value()
+    name = _text(field.html_name)
     if isinstance(widget, forms.Select):
         chosen = {str(v) for v in value} if isinstance(value, (list, tuple)) else {"" if value is None else str(value)}
-        options = format_html_join("", '<option value="{}"{}>{}</option>', (
-            (code, mark_safe(" selected") if str(code) in chosen else "", label)
-            for code, label in field.field.choices))
-        return format_html('<select name="{}"{}>{}</select>', field.html_name, flatatt(attrs), options)
+        options = "".join(
+            f'<option value="{_text(code)}"{" selected" if str(code) in chosen else ""}>{_text(label)}</option>'
+            for code, label in field.field.choices)
+        return mark_safe(f'<select name="{name}"{_attrs(attrs)}>{options}</select>')
     if isinstance(widget, forms.Textarea):
         text = widget.format_value(value) or ""
-        return format_html('<textarea name="{}"{}>\n{}</textarea>', field.html_name, flatatt(attrs), text)
+        return mark_safe(f'<textarea name="{name}"{_attrs(attrs)}>\n{_text(text)}</textarea>')
     if isinstance(widget, forms.CheckboxInput):
         if widget.check_test(value):
             attrs["checked"] = True
-        return format_html('<input type="checkbox" name="{}"{}>', field.html_name, flatatt(attrs))
+        return mark_safe(f'<input type="checkbox" name="{name}"{_attrs(attrs)}>')
     shown = widget.format_value(value) if widget.input_type != "password" else None
-    shown = "" if shown is None else format_html(' value="{}"', shown)  # right after the name, as Django's
-    return format_html('<input type="{}" name="{}"{}{}>', widget.input_type, field.html_name, shown, flatatt(attrs))
+    shown = "" if shown is None else f' value="{_text(shown)}"'  # right after the name, as Django's
+    return mark_safe(f'<input type="{_text(widget.input_type)}" name="{name}"{shown}{_attrs(attrs)}>')
+
+
+@register.simple_tag
+def field_rows(form) -> list[dict]:
+    """The form's visible fields as plain data for the page's own markup (``me/_form_fields.html``).
+
+    The template reads each field once, from a dict, instead of walking ``BoundField``
+    attributes several times per field: with an edit form per fact and per suggestion,
+    those lookups were most of a page's time (SPEC W-6).
+    """
+    rows = []
+    for field in form.visible_fields():
+        errors = field.errors
+        rows.append({
+            "name": field.name,
+            "id": field.id_for_label,
+            "label": field.label,
+            "control": control(field),
+            "errors": errors,
+            "check": getattr(field.field.widget, "input_type", "") == "checkbox",
+        })
+    return rows

@@ -11,10 +11,11 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from apps.consent.forms import FactFilterForm, NarrowForm, ProposalEditForm, ShareForm
-from apps.consent.selectors import connection_categories, visible_facts
+from apps.consent.selectors import fact_lists, pages
+from apps.consent.selectors.visibility import connection_categories, visible_facts
 from apps.consent.services import ConsentError, connection_narrow, connection_revoke, shares_apply, shares_set
 from apps.consent.templatetags.me_pages import assistant_name
-from apps.consent.views import fact_lists, pages, share_draft
+from apps.consent.views import share_draft
 from apps.consent.views.mixins import MeAction, MePage, consent_error_message
 
 TEMPLATE = "me/assistant.html"
@@ -25,6 +26,7 @@ def _section(connection, anchor: str, **params) -> str:
     return reverse("consent:assistant", args=[connection.pk]) + (f"?{query}" if query else "") + f"#{anchor}"
 
 
+# SPEC W-3 (home)
 class AssistantsView(MePage):
     nav = "assistants"
 
@@ -36,10 +38,9 @@ class ConnectionPageMixin(MePage):
     nav = "assistants"
 
     def render_connection(self, pk, *, error=None, proposal_form=None, ticked=None, query=None, status=200):
-        """The connection's page; after a refused action, with the reason on top and the failed form in place.
+        """The connection's page; after a refused action, with the reason and the failed form.
 
-        ``ticked``: the fact ids to show ticked in the sharing form instead of what is shared now.
-        ``query``: the filter and page numbers to show (default: the request's own).
+        ``ticked``: fact ids to show ticked instead of what is shared; ``query``: filter and page numbers.
         """
         draft = share_draft.load(self.request, pk)
         if ticked is not None:

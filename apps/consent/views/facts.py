@@ -9,7 +9,8 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 
 from apps.consent.forms import FactAddForm, FactEditForm, FactFilterForm, SensitiveForm
-from apps.consent.views import fact_lists, pages, submissions
+from apps.consent.selectors import fact_lists, pages
+from apps.consent.views import submissions
 from apps.consent.views.mixins import MeAction, MePage
 from apps.memory.services import FactArchived, FactVersionConflict, fact_archive, fact_create, fact_update
 
@@ -51,6 +52,7 @@ class FactsPageMixin(MePage):
         return self.render_page(TEMPLATE, context, status=status, page_path=reverse("consent:facts") + anchor)
 
 
+# SPEC W-2 (home)
 class FactsView(FactsPageMixin):
     def get(self, request):
         return self.render_facts()
@@ -127,7 +129,8 @@ class FactSensitiveView(FactsPageMixin, MeAction):
             return self.render_facts(status=400)
         fact = fact_update(fact=fact, sensitive=form.cleaned_data["sensitive"])
         if fact.sensitive:
-            messages.success(request, _("“%(label)s” is marked sensitive: no assistant sees it.") % {"label": fact.label})
+            notice = _("“%(label)s” is marked sensitive: no assistant sees it.") % {"label": fact.label}
+            messages.success(request, notice)
         else:
             messages.success(request, _("“%(label)s” is no longer marked sensitive.") % {"label": fact.label})
         return redirect(_to_fact(fact))

@@ -11,7 +11,8 @@ from django.utils.translation import gettext_lazy, ngettext
 from apps.common.text import without_direction_controls
 from apps.consent.forms import BulkIgnoreForm, ProposalConfirmForm, ProposalEditForm
 from apps.consent.models import Proposal
-from apps.consent.selectors import visible_facts
+from apps.consent.selectors import pages
+from apps.consent.selectors.visibility import visible_facts
 from apps.consent.services import (
     ProposalError,
     proposal_confirm,
@@ -20,7 +21,6 @@ from apps.consent.services import (
     proposals_ignore,
 )
 from apps.consent.templatetags.me_pages import assistant_name
-from apps.consent.views import pages
 from apps.consent.views.assistants import ConnectionPageMixin
 from apps.consent.views.mixins import MeAction
 
@@ -49,10 +49,9 @@ class ProposalAction(ConnectionPageMixin, MeAction):
                                       proposal_form=(proposal.pk, form) if form is not None else None)
 
     def decided_before(self, proposal, error: ProposalError, statuses: tuple[str, ...], wording=None):
-        """The proposal, if ``error`` is that it was already decided as this action decides it (else None).
+        """The proposal, if ``error`` says it was already decided as this action decides it (else None).
 
-        The same decision sent twice (a double click on a slow network) is then answered as the
-        first one was, rather than as a refusal. ``wording``: the edit's fields, which must match.
+        A double submission is then answered as the first was. ``wording``: the edit's fields, which must match.
         """
         if error.code != "not_pending":
             return None

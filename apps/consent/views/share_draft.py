@@ -1,10 +1,6 @@
 """The person's unsaved sharing choices, kept in their session while they page and filter (SPEC W-5, W-6).
 
-The sharing list is paged, and a page posts only the facts it shows. Paging,
-filtering and "select all / none" are buttons of the sharing form itself, so
-the ticks of the page being left are kept here first — no JavaScript needed.
-Each choice keeps the version the person chose it at: saving shares nothing
-that changed since (SPEC C-2). Saving or discarding empties it.
+Also SPEC C-2. Design notes: docs/design.md.
 """
 
 from __future__ import annotations

@@ -1,11 +1,6 @@
 """A form sent twice — a double click on a slow network — is acted on once.
 
-The form carries a one-time ``submission`` value, written when the page is
-rendered. The first request to bring it claims it in the cache and records
-where it led; a second one with the same value is sent there too, and
-nothing is done again. A form without the value (a script posting the
-fields) is always acted on, and so is every form while the cache cannot be
-reached: a rare duplicate is better than a refused change.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations

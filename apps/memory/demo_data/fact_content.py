@@ -1,9 +1,6 @@
 """What the demo person says about themselves: fact texts per category, Chinese and English.
 
-Plain data, no logic. Some values are deliberately close to the 300-character
-limit (SPEC D-1) so that 50 shared facts do not fit one 16 KiB answer and the
-assistant has to page (SPEC M-6). A few hold a phone number or an ID number so
-that detection marks them sensitive (D-1); a few are guesses (C-1).
+Also SPEC M-6. Design notes: docs/design.md.
 """
 
 # category -> [(label, value)]; labels stay ≤ 32 characters so a round suffix (" · 12") still fits in 40.

@@ -5,13 +5,17 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from itertools import islice
+from typing import TYPE_CHECKING
 
 from django.db import transaction
 
-from apps.memory.detectors import looks_sensitive
 from apps.memory.demo_data.fact_content import EVIDENCE, GUESSES, MARKED_SENSITIVE, POOLS
+from apps.memory.detectors import looks_sensitive
 from apps.memory.models import Category, Certainty, Fact, FactStatus
 from apps.memory.services import fact_archive, fact_create, fact_update
+
+if TYPE_CHECKING:
+    from apps.accounts.models import User
 
 # The first eight facts cover every category, so even a small N shows them all.
 FIRST = list(Category.values)
@@ -45,7 +49,7 @@ def _long_and_short(pool: list[tuple[str, str]]) -> list[tuple[str, str]]:
     by_size = sorted(pool, key=lambda item: (-len(item[1].encode()), item[0]))
     half = (len(by_size) + 1) // 2
     longer, shorter = by_size[:half], by_size[half:][::-1]
-    return [item for pair in zip(longer, [*shorter, None]) for item in pair if item is not None]
+    return [item for pair in zip(longer, [*shorter, None], strict=False) for item in pair if item is not None]
 
 
 ORDERED_POOLS = {category: _long_and_short(pool) for category, pool in POOLS.items()}
@@ -88,12 +92,10 @@ def _changes(fact: Fact, spec: FactSpec) -> dict:
     return {name: value for name, value in wanted.items() if getattr(fact, name) != value}
 
 
-def seed_facts(*, owner, count: int, progress: Callable[[int, int], None] | None = None) -> FactsSeeded:
-    """Make the owner's active facts exactly the first ``count`` demo facts.
+def seed_facts(*, owner: User, count: int, progress: Callable[[int, int], None] | None = None) -> FactsSeeded:
+    """Make the owner's active facts exactly the first ``count`` demo facts, through the fact services.
 
-    The i-th active fact (by id) becomes the i-th demo fact, so a second run
-    changes nothing and creates nothing. Active facts beyond ``count`` are
-    archived, never deleted. Every write goes through the fact services.
+    Idempotent: the i-th active fact becomes the i-th demo fact; those beyond ``count`` are archived.
     """
     result = FactsSeeded()
     specs = demo_facts(count)

@@ -1,18 +1,18 @@
 """The demo person's other records (SPEC D-6): one week of meetings, todos, memos and a digest.
 
-Each record is keyed by a fixed title (or period), so a second run finds it and
-creates nothing. Dates are fixed too: the demo week is 25–31 May 2026 in
-Shanghai, whatever day the seed runs.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations
 
 from datetime import date, datetime, timedelta
+from typing import TYPE_CHECKING, Any, TypeVar
 from zoneinfo import ZoneInfo
 
-from django.db import models, transaction
+from django.db import transaction
 
 from apps.memory.models import CalendarEvent, Contact, Digest, Episode, Intent, Todo, Transcript, VoiceMemo
+from apps.memory.models.resources import OwnedResource
 from apps.memory.services import (
     calendar_event_create,
     contact_create,
@@ -35,8 +35,14 @@ def at(day: int, hour: int, minute: int = 0) -> datetime:
     return moment.replace(hour=hour, minute=minute)
 
 
-def _existing(model: type[models.Model], owner, **key) -> models.Model | None:
-    return model.objects.filter(owner=owner, deleted_at__isnull=True, **key).order_by("id").first()
+if TYPE_CHECKING:
+    from apps.accounts.models import User
+
+R = TypeVar("R", bound=OwnedResource)
+
+
+def _existing(model: type[R], owner: User, **key: Any) -> R | None:
+    return model._default_manager.filter(owner=owner, deleted_at__isnull=True, **key).order_by("id").first()
 
 
 MEETING_SEGMENTS = [
@@ -66,7 +72,7 @@ def _meeting_segments() -> list[dict]:
     return segments
 
 
-def _contacts(owner) -> dict[str, Contact]:
+def _contacts(owner: User) -> dict[str, Contact]:
     people = [
         ("王小明", ["小明", "Xiaoming Wang"], "同事", "产品设计师，负责记忆助手的交互设计。喜欢喝燕麦拿铁。"),
         ("Emily Chen", ["Em", "陈艾米"], "college friend", "Roommate at Fudan; now a data scientist in Singapore."),
@@ -81,15 +87,15 @@ def _contacts(owner) -> dict[str, Contact]:
     return found
 
 
-def _todo(owner, title: str, **fields) -> Todo:
+def _todo(owner: User, title: str, **fields: Any) -> Todo:
     return _existing(Todo, owner, title=title) or todo_create(owner=owner, title=title, **fields)
 
 
-def _calendar(owner, title: str, **fields) -> CalendarEvent:
+def _calendar(owner: User, title: str, **fields: Any) -> CalendarEvent:
     return _existing(CalendarEvent, owner, title=title) or calendar_event_create(owner=owner, title=title, **fields)
 
 
-def _weekly_meeting(owner, contacts: dict[str, Contact]) -> Episode:
+def _weekly_meeting(owner: User, contacts: dict[str, Contact]) -> Episode:
     title = "产品周会：定价与发布计划"
     episode = _existing(Episode, owner, title=title)
     if episode:
@@ -123,7 +129,7 @@ def _weekly_meeting(owner, contacts: dict[str, Contact]) -> Episode:
     )
 
 
-def _coffee_chat(owner, contacts: dict[str, Contact]) -> Episode:
+def _coffee_chat(owner: User, contacts: dict[str, Contact]) -> Episode:
     title = "Coffee chat with Emily"
     episode = _existing(Episode, owner, title=title)
     if episode:
@@ -142,7 +148,7 @@ def _coffee_chat(owner, contacts: dict[str, Contact]) -> Episode:
 
 
 @transaction.atomic
-def seed_records(*, owner) -> None:
+def seed_records(*, owner: User) -> None:
     """Create the demo week's records that do not exist yet, through the memory services."""
     contacts = _contacts(owner)
     meeting = _weekly_meeting(owner, contacts)
@@ -168,7 +174,8 @@ def seed_records(*, owner) -> None:
             owner=owner, period=Digest.Period.WEEK, period_start=WEEK_START, period_end=WEEK_START + timedelta(days=6),
             episodes=[meeting, coffee],
             summary="本周重点：定下测试版定价（免费版 + 个人付费版），团队版推迟到第三季度；给 Acme 的报价周五截止。"
-                    "Saturday: coffee with Emily, agreed to run the Shanghai marathon together. 待办：牙医复诊、买跑鞋。",
+                    "Saturday: coffee with Emily, agreed to run the Shanghai marathon together. "
+                    "待办：牙医复诊、买跑鞋。",
         )
     proposal = _existing(Todo, owner, title="Send the pricing proposal to Acme")
     action = "把“Send the pricing proposal to Acme”的截止时间提前到周四下午"

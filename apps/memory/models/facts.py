@@ -8,11 +8,13 @@ from django.db.models.functions import Length
 from django.db.models.lookups import LessThanOrEqual
 from django.utils.translation import gettext_lazy as _
 
+# SPEC D-1 (home)
 LABEL_MAX = 40
 VALUE_MAX = 300
 EVIDENCE_MAX = 300
 
 
+# SPEC D-2 (home)
 class Category(models.TextChoices):
     BASIC = "basic", _("Basic information")
     PREFERENCES = "preferences", _("Preferences")
@@ -23,6 +25,7 @@ class Category(models.TextChoices):
     RELATIONSHIPS = "relationships", _("Relationships")
     UNCATEGORIZED = "uncategorized", _("Uncategorized")
 
+    # SPEC C-4 (home)
     @classmethod
     def shareable(cls) -> list[str]:
         """Categories an assistant may ever be granted (SPEC D-2, C-4)."""
@@ -41,6 +44,23 @@ class Certainty(models.TextChoices):
 class FactStatus(models.TextChoices):
     ACTIVE = "active", _("Active")
     ARCHIVED = "archived", _("Archived")
+
+
+def shareable_lookups(path: str = "") -> dict:
+    """What a fact must be to be shared with any assistant at all: active, not sensitive, confirmed.
+
+    The fact's part of SPEC C-1 (the category granted and the share at the
+    current version are the consent app's part). ``path`` reaches the fact
+    from another model: ``"fact__"`` from a share. Lookups, not a ``Q``, so a
+    caller's one ``filter()`` call holds them with its own conditions.
+    """
+    return {f"{path}status": FactStatus.ACTIVE, f"{path}sensitive": False, f"{path}certainty": Certainty.CONFIRMED}
+
+
+class FactQuerySet(models.QuerySet):
+    def shareable(self, **lookups) -> "FactQuerySet":
+        """The facts that may be shared at all (``shareable_lookups``) and match ``lookups``, in one filter."""
+        return self.filter(**shareable_lookups(), **lookups)
 
 
 def validate_one_line(text: str) -> None:
@@ -69,6 +89,8 @@ class Fact(models.Model):
     created_at = models.DateTimeField(_("created"))
     updated_at = models.DateTimeField(_("updated"))
 
+    objects = FactQuerySet.as_manager()
+
     class Meta:
         verbose_name = _("fact")
         verbose_name_plural = _("facts")
@@ -91,13 +113,3 @@ class Fact(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_category_display()}: {self.label}"
-
-    @property
-    def is_shareable_kind(self) -> bool:
-        """Whether this fact could ever be shared, whoever asks (SPEC C-1)."""
-        return (
-            self.status == FactStatus.ACTIVE
-            and Category.is_shareable(self.category)
-            and not self.sensitive
-            and self.certainty == Certainty.CONFIRMED
-        )

@@ -1,7 +1,6 @@
 """The other eight memory resources (SPEC D-6).
 
-Originals are stored whole: fields are ``TextField`` where text may be long,
-and transcript bodies live in object storage (SPEC R-12).
+Also SPEC R-12. Design notes: docs/design.md.
 """
 
 from django.conf import settings
@@ -12,6 +11,7 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
 
+# SPEC D-6 (home)
 class OwnedResource(models.Model):
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     created_at = models.DateTimeField(_("created"))
@@ -63,15 +63,17 @@ class CalendarEvent(OwnedResource):
         verbose_name_plural = _("calendar events")
         constraints = [
             models.CheckConstraint(condition=Q(ends_at__gte=models.F("starts_at")), name="calendar_ends_after_start"),
-            models.CheckConstraint(condition=Q(status__in=["confirmed", "tentative", "cancelled"]), name="calendar_status_valid"),
+            models.CheckConstraint(
+                condition=Q(status__in=["confirmed", "tentative", "cancelled"]), name="calendar_status_valid"
+            ),
         ]
+
+    def __str__(self) -> str:
+        return self.title
 
     def clean(self) -> None:
         if self.starts_at and self.ends_at and self.ends_at < self.starts_at:
             raise ValidationError({"ends_at": _("An event cannot end before it starts.")})
-
-    def __str__(self) -> str:
-        return self.title
 
 
 class Todo(OwnedResource):
@@ -119,7 +121,9 @@ class Episode(OwnedResource):
     topics = models.JSONField(_("topics"), default=list, blank=True)
     participants = models.JSONField(_("participants"), default=list, blank=True)
     occurred_at = models.DateTimeField(_("occurred at"))
-    transcript = models.ForeignKey(Transcript, on_delete=models.SET_NULL, null=True, blank=True, related_name="episodes")
+    transcript = models.ForeignKey(
+        Transcript, on_delete=models.SET_NULL, null=True, blank=True, related_name="episodes"
+    )
     calendar_event = models.ForeignKey(
         CalendarEvent, on_delete=models.SET_NULL, null=True, blank=True, related_name="episodes"
     )
@@ -166,12 +170,12 @@ class Digest(OwnedResource):
             models.CheckConstraint(condition=Q(period_end__gte=models.F("period_start")), name="digest_period_order"),
         ]
 
+    def __str__(self) -> str:
+        return f"{self.get_period_display()} {self.period_start}"
+
     def clean(self) -> None:
         if self.period_start and self.period_end and self.period_end < self.period_start:
             raise ValidationError({"period_end": _("A period cannot end before it starts.")})
-
-    def __str__(self) -> str:
-        return f"{self.get_period_display()} {self.period_start}"
 
 
 class Intent(OwnedResource):

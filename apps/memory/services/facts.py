@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
@@ -9,6 +11,9 @@ from apps.common import clock
 from apps.memory.detectors import looks_sensitive
 from apps.memory.models import Certainty, Fact, FactStatus
 from apps.memory.projection import record_written
+
+if TYPE_CHECKING:
+    from apps.accounts.models import User
 
 # SPEC C-2: only these changes void earlier shares.
 VERSIONED_FIELDS = ("category", "label", "value")
@@ -18,7 +23,7 @@ EDITABLE_FIELDS = (*VERSIONED_FIELDS, "evidence", "certainty", "sensitive")
 class FactVersionConflict(Exception):
     """The fact changed since the caller read it."""
 
-    def __init__(self, fact: Fact):
+    def __init__(self, fact: Fact) -> None:
         super().__init__(f"fact {fact.pk} is at version {fact.version}")
         self.fact = fact
 
@@ -26,7 +31,7 @@ class FactVersionConflict(Exception):
 class FactArchived(Exception):
     """The fact was archived since the caller read it; an edit meant for the live fact changes nothing."""
 
-    def __init__(self, fact: Fact):
+    def __init__(self, fact: Fact) -> None:
         super().__init__(f"fact {fact.pk} is archived")
         self.fact = fact
 
@@ -43,7 +48,7 @@ def _save(fact: Fact, update_fields: list[str] | None = None) -> Fact:
 @transaction.atomic
 def fact_create(
     *,
-    owner,
+    owner: User,
     category: str,
     label: str,
     value: str,
@@ -67,16 +72,12 @@ def fact_create(
     return _save(fact)
 
 
+# SPEC C-2 (home)
 @transaction.atomic
-def fact_update(*, fact: Fact, expected_version: int | None = None, active_only: bool = False, **changes) -> Fact:
+def fact_update(*, fact: Fact, expected_version: int | None = None, active_only: bool = False, **changes: Any) -> Fact:
     """Apply ``changes``; the version moves only when category, label or value change (SPEC C-2).
 
-    The row is locked, so two concurrent edits are applied one after the other;
-    ``expected_version`` turns a stale edit into ``FactVersionConflict`` — unless
-    it asks for exactly what is saved now (the same edit sent twice): that
-    overwrites nothing, so it is no conflict. ``active_only``: an archived
-    fact raises ``FactArchived`` (the person's edit from a page opened before
-    it was archived); staff, seeding and the sensitive switch may edit one.
+    Stale ``expected_version``: ``FactVersionConflict``, unless already saved; ``active_only``: ``FactArchived``.
     """
     unknown = set(changes) - set(EDITABLE_FIELDS)
     if unknown:

@@ -1,28 +1,6 @@
 """The search backend interface (SPEC R-6, R-7, S-3).
 
-One ``BaseSearchBackend`` builds the query every backend shares; each database
-fills in the hooks that raise ``NotImplementedError`` here (Wagtail's database
-search backends are built the same way). The backend for a connection is
-chosen from ``connection.vendor`` in ``apps.retrieval.backends``.
-
-Matching, the same on every database:
-
-* the query and the stored text are normalized alike (``indexing.normalize``);
-  the query is split on whitespace into terms, and a record matches when
-  **every** term is a substring of at least one of its searchable fields that
-  the caller may read (SPEC R-5: other fields never take part);
-* candidates are one owner's projection rows, narrowed by the database's
-  trigram index for terms of three or more characters (on PostgreSQL the
-  index is owner first, so it reads only that owner's entries); shorter
-  terms (a two-character Chinese word, "AI") cannot use trigrams, so they are
-  matched by a plain substring test over that one owner's rows — never over
-  the whole table;
-* every candidate is confirmed against its source record in the same query
-  (``SearchScope.records``: ownership, status, sharing …), so a stale or
-  foreign projection row is never answered.
-
-Ranking is deterministic: the score (rounded to 1e-6 so float summation order
-cannot reorder ties), then resource type and record id.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations
@@ -47,10 +25,7 @@ SCORE_SCALE = 1_000_000
 class SearchScope:
     """What a caller may search in one resource type.
 
-    ``fields`` are the JSON Pointer paths it may read (only they are matched);
-    ``records`` is a queryset of the source records it may see right now —
-    only their primary keys are used, inside the search query itself — or
-    the SQL and parameters of a statement selecting those primary keys.
+    ``fields``: the readable JSON Pointers; ``records``: the records it may see (queryset, or SQL and parameters).
     """
 
     resource_type: str
@@ -70,7 +45,7 @@ class BaseSearchBackend:
     table = SearchProjection._meta.db_table
     float_sql = "CAST(%s AS DOUBLE PRECISION)"
 
-    def __init__(self, using: str = "default"):
+    def __init__(self, using: str = "default") -> None:
         self.using = using
 
     # --- The shared query ------------------------------------------------------
@@ -191,10 +166,7 @@ class BaseSearchBackend:
     def _coverage_expression(self, terms: list[str]) -> tuple[str, list]:
         """Per term found in the field: 1, plus the share of the field it covers, halved.
 
-        Finding the term counts most; how much of the field it is only orders
-        fields that both hold it (a label that *is* the query first). Coverage
-        alone made every short title outrank every longer field for a
-        two-character query.
+        Finding the term counts most; coverage only orders fields that both hold it.
         """
         parts, params = [], []
         for term in terms:

@@ -1,10 +1,6 @@
 """PostgreSQL: pg_trgm narrows candidates and scores similarity; tsvector ranks whole-word hits (SPEC R-7).
 
-Candidates come from one GIN index over ``(owner_id, text gin_trgm_ops)``
-(migration ``0003``; ``btree_gin`` supplies the operator class of the owner
-column): ``owner_id = … AND text LIKE '%term%'`` is answered inside the index
-from that owner's entries only, and a term too short for trigrams reads the
-owner's entries of the same index.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations
@@ -29,6 +25,7 @@ VECTOR_COLUMN = "search_vector"
 VECTOR_EXPRESSION = f"to_tsvector('{TS_CONFIG}'::regconfig, left(text, {RANKED_CHARS}))"
 
 
+# SPEC R-7 (home)
 class PostgresSearchBackend(BaseSearchBackend):
     vendor = "postgresql"
 
@@ -84,7 +81,7 @@ class PostgresSearchBackend(BaseSearchBackend):
             problems.append(f"the ranking column {VECTOR_COLUMN} is missing")
         return problems
 
-    def rebuild_index(self):
+    def rebuild_index(self) -> None:
         # PostgreSQL keeps its index and the generated column in step transactionally: only what
         # is missing (or an invalid index) needs work, and only that is done.
         with connections[self.using].cursor() as cursor:
@@ -102,7 +99,8 @@ class PostgresSearchBackend(BaseSearchBackend):
 
     def _state(self, cursor) -> tuple[list[str], bool | None, bool]:
         """The extensions not installed, whether the trigram index is valid (None: missing), and
-        whether the ranking column exists."""
+        whether the ranking column exists.
+        """
         cursor.execute("SELECT extname FROM pg_extension WHERE extname = ANY(%s)", [list(EXTENSIONS)])
         installed = {row[0] for row in cursor.fetchall()}
         cursor.execute(

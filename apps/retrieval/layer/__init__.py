@@ -1,15 +1,6 @@
 """The unified resource access layer: list / search / read over declared resource types (SPEC R-1 … R-12).
 
-Entry points, each taking an ``Access`` built for the call and a request parsed
-by ``parsing``:
-
-* ``catalog(access)`` — ``list()``
-* ``list_records(access, parse_list(body))`` — ``list(resource, filters, cursor)``
-* ``search(access, parse_search(body))``
-* ``read(access, parse_read(body))``
-
-``handle(access, operation, body)`` does both steps for one JSON body.
-See ``docs/retrieval.md``.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations
@@ -20,6 +11,7 @@ from apps.retrieval.layer.errors import LayerError
 OPERATIONS = ("list", "search", "read")
 
 
+# SPEC R-2 (home)
 def handle(access: Access, operation: str, body) -> dict:
     """Parse ``body`` (a dict from ``parsing.loads``) strictly and run ``operation`` for ``access``."""
     from apps.retrieval.layer import operations, parsing, searching

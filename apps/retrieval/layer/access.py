@@ -1,16 +1,6 @@
 """Who may do what: grants, their intersection, and the audience cap (SPEC R-4, R-5, R-11).
 
-A ``Grant`` names, per resource type, the operations and the field patterns
-allowed. The caller's side (``apps.agents``: run snapshot ∩ current policy;
-the MCP side: the token's scopes) builds one into an ``Access`` for every
-call; the layer then intersects it with the fixed cap of the audience and
-the type's declaration, here, so no caller can step past the cap.
-
-Fields are authorized by path: a pattern grants itself and what lies under it
-(``/participants`` grants ``/participants/*/role``), never its parent or its
-siblings (``/participants/*/display_name`` grants neither ``/participants/*/role``
-nor the participant objects whole). A leaf is readable only when every layer
-grants it or one of its parents.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations
@@ -69,8 +59,7 @@ class Grant:
     def from_json(cls, data, *, strict_types: bool = True) -> Grant:
         """Read a stored grant. ``GrantInvalid`` when it is malformed or names undeclared fields.
 
-        With ``strict_types=False`` a type that is no longer registered is
-        dropped (a snapshot outliving a removed type) instead of refused.
+        With ``strict_types=False`` a type no longer registered is dropped instead of refused.
         """
         if not isinstance(data, dict):
             raise GrantInvalid("a grant is an object of resource types")
@@ -95,14 +84,11 @@ class Grant:
         return cls(types)
 
 
+# SPEC R-4 (home)
 def effective_grant(snapshot, policy) -> Grant:
-    """``Grant.from_json(snapshot, strict_types=False) ∩ Grant.from_json(policy)``, for stored grants read just now.
+    """``Grant.from_json(snapshot, strict_types=False) ∩ Grant.from_json(policy)``, for grants read just now.
 
-    ``GrantInvalid`` names which of the two cannot be read. Both are read from
-    the database by the caller on every call; what is kept here is only the
-    pure parse of identical stored values (keyed by their canonical JSON and
-    the set of registered types), so a narrowed policy or an ended run counts
-    on the very next call exactly as before.
+    ``GrantInvalid`` names the one that cannot be read. Only the pure parse is memoized.
     """
     try:
         keys = (_canonical(snapshot), _canonical(policy))
@@ -146,8 +132,7 @@ def check_pattern(resource: Resource, pattern: str) -> None:
 class Access:
     """One call's identity and grant, computed afresh for every call (every page too).
 
-    ``caller`` names who asks (for internal agents, agent and run); cursors
-    are bound to it, to ``user_id`` and to ``audience``.
+    ``caller`` names who asks; cursors are bound to it, to ``user_id`` and to ``audience``.
     """
 
     user_id: int
@@ -158,7 +143,7 @@ class Access:
     # 64 KiB (SPEC R-9). MCP asks for less: one tool result is at most 16 KiB (SPEC M-6).
     page_bytes: int | None = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.audience not in AUDIENCES:
             raise ValueError(f"unknown audience {self.audience!r}")
         if self.page_bytes is not None and not 4_096 <= self.page_bytes <= 65_536:
@@ -189,11 +174,7 @@ class TypeView:
         return frozenset(pointers.split(leaf)[0] for leaf in self.leaves)
 
     def listed_top_level(self) -> frozenset[str]:
-        """The readable top-level fields a ``list`` item shows: not those declared ``in_list=False`` (SPEC R-2).
-
-        ``document`` is never asked for the others, so a list never computes what it would drop
-        (a transcript's body from storage).
-        """
+        """The readable top-level fields a ``list`` item shows: not those declared ``in_list=False`` (SPEC R-2)."""
         declaration = self.resource.declaration
         listed = {pointers.split(path)[0] for path in declaration.children[""] if declaration.by_path[path].in_list}
         return self.readable_top_level() & listed
@@ -236,10 +217,7 @@ def require(access: Access, resource_type: str, operation: str, *, pointer: str)
 
 
 def external_grant(scopes) -> Grant:
-    """What an MCP token's scopes open (SPEC R-11): each published type behind its own scope.
-
-    Fields are left to the external cap of each declaration.
-    """
+    """What an MCP token's scopes open (SPEC R-11): each published type behind its own scope, fields capped."""
     scopes = set(scopes)
     return Grant({
         name: TypeGrant(frozenset(OPERATIONS), ALL_FIELDS)

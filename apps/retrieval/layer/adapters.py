@@ -1,9 +1,6 @@
 """Adapters: how the layer reaches the records of one declared type.
 
-The base class is the whole interface, with ``NotImplementedError`` hooks
-where a type has to decide for itself. ``ModelAdapter`` implements it for an
-ordinary owned Django model, which is what every built-in type is; a type
-only overrides what differs (how a field is computed, what "current" means).
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations
@@ -50,8 +47,7 @@ class Adapter:
     def candidates(self, user_id: int, record_ids: list[int], names: frozenset[str]) -> list:
         """The records among ``record_ids`` that ``user_id`` owns, current or not, for ranking and ``document``.
 
-        ``names`` are the top-level fields ``document`` will be asked for; other
-        declared fields may be left unloaded (read on first use, a statement each).
+        ``names``: the top-level fields ``document`` will be asked for; others may be left unloaded.
         """
         return list(self.records(user_id).filter(pk__in=record_ids))
 
@@ -61,9 +57,7 @@ class Adapter:
     def document(self, instance, names: frozenset[str] | None = None) -> dict:
         """The record as a JSON document shaped like the declaration (it may hold more).
 
-        ``names`` are the top-level fields the caller needs (``None``: all);
-        the others need not be computed, and never are when they are costly
-        (a transcript body is only fetched when ``/segments`` is wanted).
+        ``names``: the top-level fields needed (``None``: all); costly others are never computed.
         """
         raise NotImplementedError
 
@@ -86,11 +80,10 @@ class Adapter:
 class ModelAdapter(Adapter):
     """An owned model with ``owner``, ``updated_at`` and (optionally) ``deleted_at``.
 
-    ``document`` renders each top-level declared field from the attribute of
-    the same name, or from ``field_<name>(instance)`` when the adapter defines
-    one; nested values are taken as stored and cut to the declaration later.
+    ``document`` reads each field from the attribute of its name, or from ``field_<name>(instance)``.
     """
 
+    model: type[models.Model]  # every model adapter names its model
     select_related: tuple[str, ...] = ()
     prefetch_related: tuple[str, ...] = ()
 
@@ -124,19 +117,12 @@ class ModelAdapter(Adapter):
         return instance
 
     def searchable_records(self, user_id: int) -> models.QuerySet | tuple[str, list]:
-        """The ids of the current records a search may return, as SQL compiled once per type.
-
-        A search names every type the run may search, so compiling these
-        querysets on every search cost more than its statement on a rare term.
-        """
+        """The ids of the current records a search may return, as SQL compiled once per type."""
         return statements.bound(self.model, self._current_ids, ("int",), user_id) or self._current_ids(user_id)
 
     def candidates(self, user_id: int, record_ids: list[int], names: frozenset[str]) -> list:
         """From SQL compiled once per type and ``names`` (one array parameter for the ids, on PostgreSQL).
 
-        A search loads up to 200 candidates for the few it answers: compiling the
-        queryset and loading the columns of fields no hit shows (a calendar
-        event's times and reminders) cost more than the statement itself.
         Undeclared columns (``deleted_at``) always load: ``is_current`` reads them.
         """
         columns = _candidate_columns(self, names)
@@ -173,16 +159,9 @@ class ModelAdapter(Adapter):
         return doc
 
     def source_version(self, instance) -> str:
-        """The row's stamp and, for each relation ``document`` reads, the stamps of its rows (SPEC R-10).
+        """The row's stamp and the stamps of the linked rows ``document`` reads (SPEC R-10).
 
-        ``document`` reads the row and the relations named in ``select_related``
-        and ``prefetch_related`` (an episode's transcript, event and todos, a
-        todo's or a digest's episodes). Deleting, changing, linking or unlinking
-        one of those rows never touches this row's ``updated_at``, so each
-        linked row's pk, ``updated_at`` and ``deleted_at`` are part of the
-        version — of the rows ``load`` already fetched for ``document``: no
-        statement of its own, and the version and the page always describe the
-        same rows.
+        Linking or changing a linked row never touches this row's ``updated_at``; read from what ``load`` fetched.
         """
         stamp = _stamp(instance)
         lookups = (*self.select_related, *self.prefetch_related)
@@ -228,15 +207,11 @@ def _pk(row):
 
 
 def _linked(instance, lookup) -> list:
-    """The rows ``lookup`` (a ``select_related``/``prefetch_related`` entry) reaches from ``instance``.
-
-    Read from what the queryset or ``prefetch_related_objects`` already loaded;
-    a relation that is empty (a ``NULL`` foreign key) reaches no row.
-    """
+    """The rows ``lookup`` (a ``select_related``/``prefetch_related`` entry) reaches from ``instance``, as loaded."""
     path = lookup.prefetch_to if isinstance(lookup, Prefetch) else lookup
     rows = [instance]
     for name in path.split(LOOKUP_SEP):
-        reached = []
+        reached: list[models.Model] = []
         for row in rows:
             value = getattr(row, name)
             if isinstance(value, models.Manager):
@@ -247,8 +222,3 @@ def _linked(instance, lookup) -> list:
                 reached.append(value)
         rows = reached
     return rows
-
-
-def ref_of(resource_type: str, record_id) -> str:
-    """The stable reference of a record (SPEC R-2): ``<type>:<id>``."""
-    return f"{resource_type}:{record_id}"

@@ -1,10 +1,6 @@
 """Audiences and their fixed caps (SPEC R-4, R-11).
 
-``internal``: the product's own agents, through the internal API and a run
-snapshot. ``external``: assistants over MCP. Whatever any grant or policy
-says, the external audience can never reach more than the five types below,
-each only behind its own scope, and within each type only the fields its
-declaration lists for ``external``.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations
@@ -14,6 +10,7 @@ EXTERNAL = "external"
 AUDIENCES = (INTERNAL, EXTERNAL)
 
 # SPEC R-11: the only types that may ever be published externally.
+# SPEC R-11 (home)
 EXTERNALLY_PUBLISHABLE = frozenset({"episode", "calendar", "todo", "voice_memo", "contact"})
 
 # SPEC R-11: one scope per externally published type. The MCP consent side

@@ -1,16 +1,6 @@
 """Opaque, HMAC-signed cursors (SPEC R-10).
 
-A cursor is ``django.core.signing`` output (HMAC-SHA256 under a key derived
-from ``SECRET_KEY`` and this module's salt) over a small JSON payload. It is
-bound to the user, the caller (agent and run), the audience, the resource
-type, the operation, the ref (reads) or the filters (lists), and the field
-set it was issued for; presented anywhere else it is refused. It carries no
-text of any record, only a position.
-
-Payload keys: ``u`` user, ``c`` caller, ``a`` audience, ``t`` type, ``o``
-operation, ``r`` ref, ``f`` filters fingerprint, ``fs`` field set (readable
-leaf patterns), ``fp`` its fingerprint, ``iat`` issued at (epoch seconds, from
-the product clock), plus the operation's own position (``pos``, ``sv`` …).
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations
@@ -38,6 +28,7 @@ def _binding(access: Access, view: TypeView, operation: str, ref: str | None, fi
             "r": ref, "f": filters}
 
 
+# SPEC R-10 (home)
 def issue(access: Access, view: TypeView, operation: str, *, ref: str | None = None,
           filters: str | None = None, **position) -> str:
     payload = _binding(access, view, operation, ref, filters)
@@ -49,11 +40,7 @@ def open_cursor(token: str, access: Access, view: TypeView, operation: str, *, r
                 filters: str | None = None) -> tuple[dict, frozenset[str]]:
     """The cursor's payload and the fields withdrawn since it was issued.
 
-    Refused: a tampered or unreadable cursor; one issued to another user,
-    caller or audience; one for another type, operation, ref or filters; an
-    expired one; one issued for fewer fields than the caller may now read
-    (the pages before it lack them). A narrowed field set is not refused:
-    the withdrawn fields are simply no longer sent (every page re-checks).
+    Refused when tampered, another's, for another request, expired, or issued for fewer fields than now readable.
     """
     try:
         payload = signing.loads(token, salt=SALT)

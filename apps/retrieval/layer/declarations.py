@@ -1,10 +1,6 @@
 """Resource declarations (SPEC R-1): what a resource type is, as data.
 
-One ``Declaration`` per type names its fields as JSON Pointer patterns with
-types, the filters it accepts, which fields each audience may read, and which
-fields are searchable. Everything else in the layer (parsing, authorization,
-projection of records, paging, the catalog, the OpenAPI schema) is derived
-from it; a new type is a declaration plus an adapter (``adapters.py``).
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations
@@ -42,7 +38,8 @@ class Field:
 @dataclass(frozen=True)
 class Filter:
     """A filter ``list`` accepts. It needs ``field`` to be readable: filtering on a
-    field the caller may not read would reveal it (SPEC R-5)."""
+    field the caller may not read would reveal it (SPEC R-5).
+    """
 
     name: str
     type: str
@@ -52,6 +49,7 @@ class Filter:
     description: str = ""
 
 
+# SPEC R-1 (home)
 @dataclass(frozen=True)
 class Declaration:
     type: str
@@ -65,7 +63,7 @@ class Declaration:
     order: str | None = None  # the timestamp field ``list`` orders by, newest first
     rank_weight: float = 0.0  # the type's share of cross-resource ranking (SPEC R-8)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         self._check()
 
     # --- derived views ---------------------------------------------------
@@ -159,8 +157,8 @@ class Declaration:
         for op in self.operations:
             if op not in OPERATIONS:
                 raise fail(f"{self.type}: unknown operation {op!r}")
-        for name, path in (("title", self.title), ("order", self.order)):
-            if path is not None and path not in seen:
-                raise fail(f"{self.type}: {name} field {path} is not declared")
+        for name, named in (("title", self.title), ("order", self.order)):
+            if named is not None and named not in seen:
+                raise fail(f"{self.type}: {name} field {named} is not declared")
         if self.order is not None and seen[self.order].type != "timestamp":
             raise fail(f"{self.type}: the order field must be a timestamp")

@@ -1,20 +1,6 @@
 """Records as JSON: cut to the readable fields, and split into fragments (SPEC R-5, R-9).
 
-``project`` builds the readable part of a document, following the
-declaration: only declared places are ever copied, a nested field only
-inside its declared parents, so undeclared keys stored in a JSON column and
-fields the caller may not read never leave this module.
-
-``units`` walks the same readable part in document order, one unit per
-container, scalar or string; ``fragment_page`` packs units into one page of
-at most ``PAGE_BYTES`` of JSON. Fragments are applied in order:
-
-* ``{"path": p, "value": v}`` sets the value at ``p`` (``[]``/``{}`` open a container;
-  array items always arrive in index order);
-* ``{"path": p, "start": s, "end": e, "length": n, "text": t}`` is the Unicode
-  characters ``[s, e)`` of the string at ``p`` (``n`` characters in all):
-  ``s == 0`` starts it, later pieces are appended, it is whole when ``e == n``;
-  with ``"json": true`` the string is the compact JSON of the value at ``p``.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations
@@ -22,10 +8,12 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import cast
 
 from apps.retrieval.layer import pointers
 from apps.retrieval.layer.declarations import Declaration
 
+# SPEC R-9 (home)
 PAGE_BYTES = 65_536  # SPEC R-9
 PREVIEW_CHARS = 280  # a ``text`` field in a list item
 PREVIEW_ITEMS = 20  # an array in a list item: its first items
@@ -54,12 +42,7 @@ def _containers(leaves) -> frozenset[str]:
 def project(declaration: Declaration, doc: dict, leaves, *, preview: bool = False) -> tuple[dict, list[str]]:
     """The readable part of ``doc``, and (for previews) the paths shown only in part.
 
-    A preview (a ``list`` item, SPEC R-2) cuts what could make one record
-    outgrow a page: a ``text`` to its first ``PREVIEW_CHARS`` characters, an
-    array to its first ``PREVIEW_ITEMS`` items, and leaves out a ``json``
-    value whose compact JSON is over ``PREVIEW_JSON_BYTES`` (its key is then
-    absent). Each such path is in the returned list, in document order;
-    ``read`` gives the whole value.
+    A preview (SPEC R-2) cuts long text and arrays and drops large ``json`` values; ``read`` gives the whole.
     """
     cut: list[str] = []
     open_ = _containers(leaves)
@@ -210,11 +193,7 @@ MAX_CHAR_BYTES = 6  # the most one character costs inside a JSON string (``\u000
 def _fit(text: str, begin: int, room: int) -> int:
     """How many characters of ``text`` from ``begin`` fit in ``room`` bytes of JSON string.
 
-    A character's cost inside a JSON string does not depend on its
-    neighbours, so the cost of a prefix is the sum of the costs of its
-    pieces: the search measures only the piece it adds or tries, and never
-    more characters than ``room`` (each costs at least one byte) — the work
-    is proportional to the page, not to the string.
+    The work is proportional to ``room``, not to the string.
     """
     rest = len(text) - begin
     if rest * MAX_CHAR_BYTES <= room:
@@ -233,10 +212,7 @@ def _fit(text: str, begin: int, room: int) -> int:
 def exceeds(declaration: Declaration, doc: dict, leaves, limit: int) -> bool:
     """Whether the readable part of ``doc`` certainly takes more than ``limit`` bytes of JSON.
 
-    Counts a lower bound (one byte per character of text) over the units in
-    document order and stops as soon as it passes ``limit``: deciding that a
-    long record needs pages costs what one page costs, never a measure of
-    the whole record. ``False`` means only "measure it exactly".
+    A lower bound that stops past ``limit``; ``False`` means only "measure it exactly".
     """
     bound = 0
     for unit in units(declaration, doc, leaves):
@@ -285,11 +261,11 @@ def fragment_page(stream: Iterator[Unit], *, start: tuple = (), offset: int = 0,
     for unit in stream:
         comma = 1 if packed.fragments else 0
         begin = offset if unit.tokens == start else 0
-        text = None
+        text: str | None = None
         if unit.kind == "json":
             text = _encode_str(unit.value)
         elif unit.kind == "text":
-            text = unit.value
+            text = cast(str, unit.value)
         if unit.kind in ("open", "value") or (begin == 0 and unit.kind in ("text", "json")):
             path = unit.path
             cost = comma + _whole_bytes(path, unit.value)
@@ -303,6 +279,7 @@ def fragment_page(stream: Iterator[Unit], *, start: tuple = (), offset: int = 0,
                 packed.next_position = (unit.tokens, 0)
                 return packed
         # A string that does not fit whole: as many characters as the page still holds.
+        assert text is not None  # open and value units were packed or ended the page above
         frame = {"path": unit.path, "start": begin, "end": len(text), "length": len(text), "text": ""}
         if unit.kind == "json":
             frame["json"] = True

@@ -1,11 +1,11 @@
 """Errors of the resource access layer: values with stable codes (SPEC R-3, R-4, R-10, R-12).
 
-Every refusal names a ``code`` and, when the request is at fault, the JSON
-Pointer of the offending part of the request (``pointer``). The layer never
-answers an empty result in place of a refusal.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations
+
+from apps.common.errors import CodedError
 
 # code → HTTP status the internal API answers with. One table, one home.
 STATUS = {
@@ -45,26 +45,20 @@ STATUS = {
 }
 
 
-class LayerError(Exception):
-    """A refusal with a stable ``code``; ``pointer`` locates the offending part of the request."""
+class LayerError(CodedError):
+    """A refusal with a code from ``STATUS``; its field is the JSON Pointer of the offending part of the request."""
 
-    def __init__(self, code: str, message: str, *, pointer: str | None = None):
+    FIELD_KEY = "pointer"
+
+    def __init__(self, code: str, message: str, *, pointer: str | None = None) -> None:
         if code not in STATUS:
             raise ValueError(f"unknown error code {code!r}")
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.pointer = pointer
+        super().__init__(code, message, pointer)
+
+    @property
+    def pointer(self) -> str | None:
+        return self.field
 
     @property
     def http_status(self) -> int:
         return STATUS[self.code]
-
-    def as_dict(self) -> dict:
-        error = {"code": self.code, "message": self.message}
-        if self.pointer is not None:
-            error["pointer"] = self.pointer
-        return error
-
-    def __repr__(self) -> str:
-        return f"LayerError({self.code!r}, {self.message!r}, pointer={self.pointer!r})"

@@ -1,13 +1,6 @@
 """What the search projection indexes for the declared types (SPEC R-1, R-6).
 
-The projection (``apps.retrieval.indexing``) indexes the types registered
-with it. ``register_searchable`` registers every declared type that has
-searchable fields, deriving its searchable fields from the declaration and
-the text of each from the adapter's document, so a type's searchable fields
-are declared once, here in the layer. A type the projection already declares
-itself (``user_profile``) is left as it is.
-
-A record that is not current (soft-deleted) is not indexed at all.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations

@@ -1,12 +1,11 @@
 """Two of the three operations (SPEC R-2): ``list`` and ``read`` (``search`` is in ``searching``).
 
-Each takes an ``Access`` computed for this very call and a request already
-parsed strictly (``parsing``); each answers a JSON-ready dict or raises
-``LayerError``. Nothing here decides who the caller is; everything here
-decides what that caller may see.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from django.db.models import Q
 
@@ -92,16 +91,19 @@ def list_records(access: Access, request: ListRequest) -> dict:
             qs = qs.filter(pk__lt=after_pk)
     rows = list(adapter.with_related(qs)[: LIST_PAGE_ITEMS + 1])
     names = v.listed_top_level()
-    page = {"resource": v.type, "order": f"{order} desc" if order else "id desc", "items": [], "next_cursor": None}
+    page: dict[str, Any] = {
+        "resource": v.type, "order": f"{order} desc" if order else "id desc", "items": [], "next_cursor": None
+    }
     if withheld:
         page["withheld"] = sorted(withheld)
     limit = page_bytes(access)
     budget = limit - documents.size(page) - CURSOR_ALLOWANCE
-    used, packed = 0, []
+    used = 0
+    packed: list[tuple[Any, dict[str, Any]]] = []
     for row in rows[:LIST_PAGE_ITEMS]:
         ref = f"{v.type}:{row.pk}"
         data, cut = documents.project(declaration, adapter.document(row, names), v.leaves, preview=True)
-        item = {"ref": ref, "data": data}
+        item: dict[str, Any] = {"ref": ref, "data": data}
         if cut:
             item["truncated"] = cut
         cost = documents.size(item) + (1 if packed else 0)
@@ -156,7 +158,9 @@ def read(access: Access, request: ReadRequest) -> dict:
     instance = _load(access, v, request.record_id)
     version = adapter.source_version(instance)
     ref = f"{v.type}:{instance.pk}"
-    start, offset, withheld = (), 0, frozenset()
+    start: tuple[int, ...] = ()
+    offset = 0
+    withheld: frozenset[str] = frozenset()
     if request.cursor is not None:
         state, withheld = cursors.open_cursor(request.cursor, access, v, "read", ref=ref)
         if state.get("sv") != version:

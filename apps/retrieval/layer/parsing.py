@@ -1,17 +1,15 @@
 """Strict parsing of requests (SPEC R-3).
 
-Refused, each with its code and the JSON Pointer of the offending part:
-malformed JSON, duplicate keys at any depth, unknown keys, explicit
-``null``, wrong types, text no database stores (NUL, lone surrogates),
-invalid timestamps, undeclared filters, bad refs.
-Nothing is ignored or defaulted silently except documented optional keys.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from apps.retrieval.layer import pointers
 from apps.retrieval.layer.errors import LayerError
@@ -49,7 +47,7 @@ def _first_duplicate(value, path: str = "") -> str | None:
     if isinstance(value, _Object):
         if value.duplicates:
             return pointers.child(path, value.duplicates[0])
-        items = value.items()
+        items: Iterable[tuple[Any, Any]] = value.items()
     elif isinstance(value, list):
         items = enumerate(value)
     else:
@@ -61,6 +59,7 @@ def _first_duplicate(value, path: str = "") -> str | None:
     return None
 
 
+# SPEC R-3 (home)
 def loads(raw: bytes | str):
     """Parse a request body; refuse malformed JSON and duplicate keys (with their pointer)."""
     if isinstance(raw, str):
@@ -151,7 +150,7 @@ def parse_list(body) -> ListRequest:
             raise LayerError("missing_key", "filters and cursor need a resource", pointer="/resource")
         return ListRequest(resource=None)
     resource = _resource(body["resource"], "/resource")
-    declaration = registry.get(resource).declaration
+    declaration = registry.get(resource).declaration  # type: ignore[union-attr]  # _resource() checked it
     raw = expect_object(body.get("filters", {}), "/filters", optional=tuple(declaration.filters_by_name),
                         unknown="unknown_filter")
     parsed = {}

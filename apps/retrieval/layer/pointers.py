@@ -1,8 +1,6 @@
 """JSON Pointer (RFC 6901) paths, and the ``*`` wildcard declarations use for array items.
 
-A *pattern* is a pointer whose array indexes are written ``*``
-(``/participants/*/display_name``); a *concrete* pointer names one place in
-one document (``/participants/2/display_name``).
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations
@@ -33,11 +31,6 @@ def split(pointer: str) -> tuple[str, ...]:
         if "~" in token.replace("~0", "").replace("~1", ""):
             raise ValueError(f"{pointer!r} has an invalid escape")
     return tokens
-
-
-def pattern_of(tokens) -> str:
-    """The pattern a concrete path belongs to: every array index becomes ``*``."""
-    return join(WILDCARD if isinstance(token, int) else token for token in tokens)
 
 
 def ancestors(pattern: str) -> list[str]:

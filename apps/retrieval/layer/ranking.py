@@ -1,20 +1,6 @@
 """Cross-resource ranking (SPEC R-8, S-4): relevance by words and meaning, status, recency and type.
 
-Relevance combines the two signals of a search, each made relative to the
-best *confirmed* candidate of that search (so 1.0 is the best match whatever
-the database or model): the keyword score and the meaning similarity, in
-equal shares when the search found anything by meaning, the keyword score
-alone otherwise. Then
-
-    rank = 0.60 × relevance + 0.2 × status boost + 0.05 × recency + 0.5 × type weight
-
-where the status boost comes from the adapter (open todos up, done and
-cancelled ones down, cancelled events down), recency halves every 30 days
-since the record last changed, and the type weight from the declaration.
-Status, recency and type order records of like relevance; together they can
-never lift a record whose field holds the query's words only in passing above
-one whose own field *is* those words (a contact named in open and done todos).
-Ties go to the smaller ref, so the same data always ranks the same.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations
@@ -22,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+# SPEC R-8 (home)
 LEXICAL = 0.60
 STATUS = 0.2
 RECENCY = 0.05
@@ -46,10 +33,7 @@ def rank(candidates: list[Candidate], *, now: datetime, top: float | None = None
          top_similarity: float | None = None) -> list[Candidate]:
     """De-duplicated by ref (best kept) and ordered best first.
 
-    ``top`` and ``top_similarity`` are the keyword score and similarity that
-    count as 1.0; by default the best of ``candidates``. A caller that ranks
-    candidates before confirming all of them passes the best confirmed ones',
-    so the order is the same as ranking the confirmed candidates alone.
+    ``top`` and ``top_similarity`` count as 1.0 (by default the best of ``candidates``).
     """
     best: dict[str, Candidate] = {}
     for c in candidates:

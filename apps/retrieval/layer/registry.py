@@ -1,15 +1,12 @@
 """Which resource types exist: each a (declaration, adapter) pair (SPEC R-1).
 
-The built-in types register themselves from ``apps.retrieval.layer.resources``,
-one module each, discovered on first use. A new type is a new module there (a
-declaration and an adapter) and nothing else.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations
 
 import importlib
 import pkgutil
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 from apps.retrieval.layer.adapters import Adapter
@@ -27,7 +24,7 @@ class Resource:
 
 
 class Registry:
-    def __init__(self, package: str | None = None):
+    def __init__(self, package: str | None = None) -> None:
         self._package = package
         self._loaded = package is None
         self._resources: dict[str, Resource] = {}
@@ -37,7 +34,7 @@ class Registry:
         if self._loaded:
             return
         self._loaded = True
-        package = importlib.import_module(self._package)
+        package = importlib.import_module(self._package)  # type: ignore[arg-type]  # not None when not _loaded
         for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
             importlib.import_module(f"{self._package}.{info.name}")
 
@@ -54,16 +51,6 @@ class Registry:
         self._resources.pop(resource_type, None)
         self.generation += 1
 
-    @contextmanager
-    def temporarily(self, declaration: Declaration, adapter: Adapter):
-        """Register a type for the length of a block (tests)."""
-        self._load()
-        resource = self.register(declaration, adapter)
-        try:
-            yield resource
-        finally:
-            self.unregister(declaration.type)
-
     def get(self, resource_type: str) -> Resource | None:
         self._load()
         return self._resources.get(resource_type)
@@ -71,11 +58,6 @@ class Registry:
     def all(self) -> list[Resource]:
         self._load()
         return [self._resources[name] for name in sorted(self._resources)]
-
-    def for_instance(self, instance) -> list[Resource]:
-        """The types a stored record belongs to (for the search projection's listener)."""
-        self._load()
-        return [r for r in self.all() if r.adapter.model is not None and isinstance(instance, r.adapter.model)]
 
 
 registry = Registry("apps.retrieval.layer.resources")

@@ -1,26 +1,12 @@
 """``search(query, resource?, top_k?)`` across the types a caller may search (SPEC R-5 … R-8).
 
-1. Field permissions first (SPEC R-5): per type, only the searchable fields
-   the caller may read are handed to the search backend, which matches only
-   projection rows of those fields. Text of any other field never takes part.
-2. Candidates come from the projection, by words and by meaning (SPEC S-4,
-   ``apps.retrieval.hybrid``: the vectors of the same readable fields only),
-   and are confirmed against the source record (SPEC R-6): the backend
-   already restricts them to the owner's current records; here each is
-   loaded again, checked current, and its *current* readable text must still
-   contain every query term — or, for a match by meaning, the field's current
-   text must still be the text its vector was made from. A stale projection
-   row can neither add nor keep a match.
-3. Ranking across types (SPEC R-8, ``ranking``), de-duplication by ref, then
-   the cut to ``top_k`` and to ``SEARCH_BYTES`` of JSON.
-
-A hit shows only readable fields: its title, status and time when readable,
-and a snippet cut from the readable field that matched.
+Also SPEC S-4. Design notes: docs/design.md.
 """
 
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from django.db import DatabaseError, transaction
 
@@ -35,7 +21,9 @@ from apps.retrieval.models import SearchProjection
 
 log = logging.getLogger(__name__)
 
-SEARCH_BYTES = 16_384
+# SPEC M-6 (home): one result's compact UTF-8 JSON is at most 16 KiB — this search answer, a memory page
+# and a profile page over MCP alike.
+RESULT_MAX_BYTES = 16_384
 CANDIDATE_POOL = 200  # candidates taken from the backend before ranking
 SNIPPET_CHARS = 200
 TITLE_CHARS = 200
@@ -58,9 +46,9 @@ def searchable_fields(v: TypeView) -> tuple[str, ...]:
 
 def texts_at(doc: dict, pattern: str) -> list[tuple[str, str]]:
     """(concrete path, string) for every string at ``pattern`` in ``doc``."""
-    found = [((), doc)]
+    found: list[tuple[tuple[str | int, ...], object]] = [((), doc)]
     for token in pointers.split(pattern):
-        step = []
+        step: list[tuple[tuple[str | int, ...], object]] = []
         for tokens, value in found:
             if token == pointers.WILDCARD and isinstance(value, list):
                 step += [((*tokens, i), item) for i, item in enumerate(value)]
@@ -126,12 +114,13 @@ def _hit(v: TypeView, instance, doc: dict, candidate: Candidate, snippet: dict) 
 class _Confirmation:
     """Each candidate's proof of match, built once and only when asked for (SPEC R-6).
 
-    The document holds only what a hit can show — the searchable fields, the
-    title, status and time — and only where the caller may read them; nothing
-    else of the record is computed (a todo's episodes, say).
+    Only what a hit can show, and only where the caller may read it.
     """
 
-    def __init__(self, instances: dict, terms: list[str], normalize, keyword: set[str], meaning: dict):
+    def __init__(
+        self, instances: dict, terms: list[str], normalize, keyword: set[str],
+        meaning: dict[str, tuple[str, str | None]],
+    ):
         self._instances, self._terms, self._normalize = instances, terms, normalize
         self._keyword = keyword  # refs the words matched
         self._meaning = meaning  # ref → (field pattern, the text its vector was made from)
@@ -154,6 +143,7 @@ class _Confirmation:
         return self._proofs[ref]
 
 
+# SPEC R-5 (home)
 def search(access: Access, request: SearchRequest) -> dict:
     backend, SearchScope, normalize, query_terms = _backend()
     if request.resource is not None:
@@ -171,7 +161,7 @@ def search(access: Access, request: SearchRequest) -> dict:
         fields = searchable_fields(v)
         if fields:
             scopes.append(SearchScope(v.type, fields, v.resource.adapter.searchable_records(access.user_id)))
-    answer = {"query": request.query, "hits": [], "truncated": False}
+    answer: dict[str, Any] = {"query": request.query, "hits": [], "truncated": False}
     if not scopes:
         return answer
     try:
@@ -233,7 +223,7 @@ def search(access: Access, request: SearchRequest) -> dict:
         return answer
     ranked = rank(candidates, now=clock.now(), top=best.lexical if best else 0.0,
                   top_similarity=closest.similarity if closest else 0.0)
-    budget = SEARCH_BYTES - documents.size(answer)
+    budget = RESULT_MAX_BYTES - documents.size(answer)
     used = 0
     for candidate in ranked:
         proof = confirm(candidate.ref)

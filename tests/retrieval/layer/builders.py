@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import copy
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from apps.memory import services
 from apps.retrieval.layer import Access, Grant, handle
 from apps.retrieval.layer.parsing import loads
 from apps.retrieval.layer.registry import registry
 
-T0 = datetime(2026, 6, 1, 9, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 6, 1, 9, 0, tzinfo=UTC)
 OPS = ["list", "read", "search"]
 
 

@@ -112,7 +112,7 @@ RECIPE = Declaration(
 @pytest.fixture
 def recipe_type(monkeypatch):
     with isolate_apps("apps.agents"):  # a registry of its own: the real app never sees the model
-        class Recipe(models.Model):
+        class Recipe(models.Model):  # noqa: DJ008 - a throwaway model
             owner_id = models.BigIntegerField()
             name = models.CharField(max_length=100)
             steps = models.JSONField(default=list)
@@ -133,9 +133,13 @@ def recipe_type(monkeypatch):
         # The projection's registry is restored afterwards: the type exists for this test only.
         monkeypatch.setattr(indexing, "_registry", dict(indexing._registry))
         try:
-            with registry.temporarily(RECIPE, RecipeAdapter()):
+            registry.get(RECIPE.type)  # the real types first, so this one is added to them
+            registry.register(RECIPE, RecipeAdapter())
+            try:
                 assert register_searchable() == ["recipe"]
                 yield Recipe
+            finally:
+                registry.unregister(RECIPE.type)
         finally:
             with connection.schema_editor() as editor:
                 editor.delete_model(Recipe)

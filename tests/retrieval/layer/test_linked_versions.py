@@ -38,8 +38,8 @@ def _todos(owner, count: int) -> list[Todo]:
 
 
 def _episode(owner, *, todos=(), summary: str = "", transcript=None, calendar_event=None):
-    return services.episode_create(owner=owner, title="Weekly review", occurred_at=T0, summary=summary, todos=list(todos),
-                                   transcript=transcript, calendar_event=calendar_event)
+    return services.episode_create(owner=owner, title="Weekly review", occurred_at=T0, summary=summary,
+                                   todos=list(todos), transcript=transcript, calendar_event=calendar_event)
 
 
 def _first_page(acc: Access, ref: str) -> dict:
@@ -203,7 +203,7 @@ def test_statements_per_page_of_a_linked_record_stay_constant(user):  # SPEC R-9
 
 def test_mcp_memory_read_pages_refuse_a_changed_link(user):  # SPEC R-10, M-6, M-8
     from apps.mcp_server.errors import VERSION_CONFLICT, ToolError
-    from apps.mcp_server.memory import memory_read
+    from apps.mcp_server.tools.memory import memory_read
 
     todos = _todos(user, 400)
     episode = _episode(user, todos=todos, summary=LONG * 2)  # more than one 16 KiB page before /todos

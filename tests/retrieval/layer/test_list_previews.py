@@ -18,7 +18,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from apps.mcp_server import catalog
-from apps.mcp_server.memory import memory_list
+from apps.mcp_server.tools.memory import memory_list
 from apps.memory import services
 from apps.retrieval.layer import Access, Grant, external_grant
 from tests.retrieval.layer.builders import OPS, T0, access, call, meeting, read_all

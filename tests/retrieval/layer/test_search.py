@@ -143,8 +143,10 @@ def test_search_without_any_searchable_grant_is_refused(user):  # SPEC R-4
 def test_a_transcript_longer_than_a_tsvector_is_searchable(user):  # SPEC, D-6
     # Over 1 MiB of text in one searchable field: PostgreSQL's tsvector limit must not break search,
     # and a phrase near the end (past any ranking window) still matches.
-    segments = [{"speaker": "A", "start_ms": i * 1000, "end_ms": i * 1000 + 900, "text": f"第{i}段 讨论推送方案 {i:06d}"}
-                for i in range(60_000)]
+    segments = [
+        {"speaker": "A", "start_ms": i * 1000, "end_ms": i * 1000 + 900, "text": f"第{i}段 讨论推送方案 {i:06d}"}
+        for i in range(60_000)
+    ]
     segments[-1]["text"] = "最后决定 Quetzalcoatl 方案"
     transcript = services.transcript_create(owner=user, title="长会议", segments=segments, recorded_at=T0)
     answer = call(access(user), "search", query="Quetzalcoatl", resource="transcript")

@@ -1,14 +1,14 @@
 """``manage.py retrieval_eval``: measure list/search/read on the fixed evaluation set.
 
-Builds synthetic bilingual users and records, asks the set's questions
-through a real agent run, prints Recall@5, the evidence hit rate, field
-violations and the paging completion rate, and rolls everything back.
-Exits 1 when a field was shown that should not have been.
+Design notes: docs/design.md.
 """
 
-import json
+from __future__ import annotations
 
-from django.core.management.base import BaseCommand, CommandError
+import json
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from apps.agents.evaluation import run_evaluation
 
@@ -16,11 +16,11 @@ from apps.agents.evaluation import run_evaluation
 class Command(BaseCommand):
     help = "Evaluate the unified list/search/read layer on the fixed evaluation set."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--json", action="store_true", help="print the figures as JSON")
         parser.add_argument("--verbose-failures", action="store_true", help="list every miss")
 
-    def handle(self, *args, **options):
+    def handle(self, *args: Any, **options: Any) -> None:
         report = run_evaluation()
         figures = report.as_dict()
         if options["json"]:
@@ -33,6 +33,7 @@ class Command(BaseCommand):
             self.stdout.write(f"Paraphrase Recall@5     {report.paraphrase_recall_at_5:.3f}  "
                               f"({report.paraphrase_found}/{report.paraphrase_refs} expected refs)")
             facts = report.facts
+            assert facts is not None  # evaluate() always asks the facts questions
             for kind in ("keyword", "paraphrase"):
                 self.stdout.write(f"{'Facts ' + kind + ' Recall@5':<27}{facts.recall(kind):.3f}  "
                                   f"({facts.found.get(kind, 0)}/{facts.asked.get(kind, 0)} questions, "

@@ -45,23 +45,12 @@ DECLARATION = Declaration(
 
 
 class _RecentBodies:
-    """The last few bodies read, as the segment list ``document`` answers, keyed by (object path, SHA-256).
+    """The last few bodies read, as segment lists, keyed by (object path, SHA-256): one fetch for all pages.
 
-    Paging through a long transcript needs the same body once per page; this
-    keeps a few in memory so a 5 MB body is fetched, checked, parsed and
-    shaped once, not again for each of its ~100 pages. Keyed by the digest
-    recorded with the row, so it can never answer other content: a replaced
-    body is another key (and another source version, so a cursor into the
-    old one is refused). The object itself is still looked at on every read
-    (its metadata, not its bytes): a deleted object is ``body_missing`` and
-    one rewritten to another size ``body_corrupt`` on the very next page. Whether the
-    caller may read the body at all is decided before it is asked for, on
-    every call. A pure per-process cache: nothing depends on it being warm.
-
-    The lists handed out are shared between calls and must not be changed.
+    The object's metadata is still checked on every read. The lists are shared: never change them.
     """
 
-    def __init__(self, entries: int = 4, max_body_bytes: int = 16 * 1024 * 1024):
+    def __init__(self, entries: int = 4, max_body_bytes: int = 16 * 1024 * 1024) -> None:
         self._items: OrderedDict = OrderedDict()
         self._lock = threading.Lock()
         self._entries, self._max_body_bytes = entries, max_body_bytes

@@ -1,8 +1,6 @@
 """Compare the search projection with its source records and repair it (SPEC R-6, S-4).
 
-Repairing includes giving every row its meaning vector from the configured
-embedder; a progress bar (on standard error, only on a terminal unless
-``--progress``) shows each type's records as they are done.
+Design notes: docs/design.md.
 """
 
 import sys
@@ -24,7 +22,8 @@ class Command(BaseCommand):
 
     def handle(self, *args, dry_run=False, check=False, progress=False, **options):
         bar = Progress(TextColumn("{task.description:<14}"), BarColumn(), MofNCompleteColumn(),
-                       TimeRemainingColumn(), console=Console(stderr=True), disable=not (progress or sys.stderr.isatty()))
+                       TimeRemainingColumn(), console=Console(stderr=True),
+                       disable=not (progress or sys.stderr.isatty()))
         tasks = {}
 
         def advance(resource_type, done, total):

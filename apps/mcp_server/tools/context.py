@@ -1,55 +1,26 @@
-"""What an assistant reads: the visible fact set, its version, summary and pages.
+"""The context tools and the profile resources: the visible fact set, its version, summary and pages.
 
-SPEC M-3 … M-7, C-8. A call reads the visible set once — ONE statement of
-``consent.selectors.visible_set_read``, compiled from the visibility rule of
-SPEC C-1 — which returns the per-category digests of the whole set and only
-the facts the call shows (a window of at most ``PAGE_MAX_FACTS`` from an
-offset, or the facts a search matched). On PostgreSQL the database does the
-part that grows with the set, so a call's Python work is the size of one page,
-whatever the size of the profile. The functions below that take a
-``ProfileSnapshot`` are pure.
-
-Decisions (also in docs/mcp.md):
-
-- ``version`` is exactly SPEC M-4: the SHA-256 (64 lowercase hex) of the
-  canonical JSON of the whole visible set — a list, ordered by fact id, of
-  objects with the keys ``category``, ``id`` (string), ``label``,
-  ``updated_at``, ``value`` and ``version`` (the fact's integer version); keys
-  sorted, separators ``,`` and ``:``, no ASCII escaping, UTF-8.
-- Computing it reads every visible fact, so it is not computed on every call:
-  each read also returns the set's *digest* (per category: count and the XOR
-  of a 64-bit hash of each fact's id, version, updated_at, label and value —
-  ``consent.selectors.CategoryDigest``), and a bounded per-process memo maps a
-  digest to the version of the set it was read with. A fact's ``version``
-  moves with every change of its category, label or value (SPEC C-2) and
-  ``updated_at`` with every save, so any change to what is visible changes
-  the digest, and a changed digest is a miss: the whole set is read once more
-  — digest and every row in one statement, one snapshot — and its version
-  computed and remembered. The memo holds only hashes; the permission to see
-  anything is read afresh by every call.
-- ``summary`` holds only counts per category of the visible facts and a
-  fixed sentence on how to page; it never reads anything else (SPEC M-5).
-- A page holds at most ``PAGE_MAX_FACTS`` facts and its compact UTF-8 JSON is
-  at most ``RESULT_MAX_BYTES``; facts are taken in order until either limit,
-  and the rest is announced by ``has_more`` / ``next_offset`` / ``next_uri``.
+Also SPEC C-2, C-8, M-3, M-7. Design notes: docs/performance.md (How the hot paths are built).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 from apps.common.memo import BoundedMemo
 from apps.consent.models import Connection
-from apps.consent.selectors import CategoryDigest, VisibleSetRead, visible_set_of, visible_set_read
+from apps.consent.selectors.visible_set import CategoryDigest, VisibleSetRead, visible_set_read
+from apps.mcp_server.errors import INVALID_ARGUMENT, NOT_FOUND, VERSION_CONFLICT, ToolError
+from apps.mcp_server.tools.answer import Answer
 from apps.memory.models import Category
+from apps.retrieval.layer.searching import RESULT_MAX_BYTES  # SPEC M-6
 
 PAGE_MAX_FACTS = 50  # SPEC M-6
-RESULT_MAX_BYTES = 16_384  # SPEC M-6: compact UTF-8 JSON of one result's structured content
 
 PAGE_URI_PREFIX = "lifeos://profile/page/"
 PAGE_URI_TEMPLATE = PAGE_URI_PREFIX + "{version}/{offset}"
@@ -83,6 +54,7 @@ class VisibleFact:
     version: int
     updated_at: str
 
+    # SPEC C-8 (home)
     def public(self) -> dict[str, str]:
         """The fact as an assistant sees it (SPEC M-2): never evidence or anything else."""
         return {
@@ -96,12 +68,9 @@ class VisibleFact:
 
 @dataclass(frozen=True)
 class ProfileSnapshot:
-    """The visible set as one call sees it.
+    """The visible set as one call sees it: counts, ``version`` and ``updated_at`` of the whole set.
 
-    ``fact_count``, ``categories`` (count per category, in the order of SPEC
-    D-2), ``version`` and ``updated_at`` describe the whole set; ``facts`` are
-    only those the call read: at most ``PAGE_MAX_FACTS`` from ``offset`` on in
-    id order, or the visible ones among the ids a search asked for.
+    ``facts``: only those the call read, a window from ``offset`` or the visible ones among asked ids.
     """
 
     version: str
@@ -125,14 +94,7 @@ def profile_snapshot(*, connection: Connection, offset: int = 0, ids: Sequence[i
     return _snapshot(read, offset, version)
 
 
-def snapshot_of(facts: Sequence[VisibleFact], *, offset: int = 0) -> ProfileSnapshot:
-    """``profile_snapshot`` of a whole set given here, from ``offset`` on (no database)."""
-    rows = [(fact.id, fact.category, fact.label, fact.value, fact.version,
-             datetime.fromisoformat(fact.updated_at)) for fact in facts]
-    whole = visible_set_of(rows, limit=None)
-    return _snapshot(_window(whole, offset, None), offset, set_version(whole.rows))
-
-
+# SPEC M-4 (home)
 def set_version(rows: Sequence[tuple]) -> str:
     """SPEC M-4 for the whole set's rows, as ``visible_set_read`` gives them (``updated_at`` as shown)."""
     document = sorted(
@@ -183,6 +145,7 @@ def page_uri(version: str, offset: int) -> str:
     return f"{PAGE_URI_PREFIX}{version}/{offset}"
 
 
+# SPEC M-5 (home)
 def summarize(snapshot: ProfileSnapshot) -> dict[str, Any]:
     """Counts per category of the visible facts, nothing else (SPEC M-5)."""
     categories = [{"category": code, "count": count} for code, count in snapshot.categories]
@@ -228,13 +191,9 @@ def _page(snapshot: ProfileSnapshot, *, summary: dict[str, Any] | None) -> dict[
 
 
 def fit(worst_envelope: dict[str, Any], candidates: Sequence[VisibleFact]) -> list[dict[str, str]]:
-    """The leading ``candidates`` (as shown to assistants) that fit into one result with the envelope.
+    """The leading ``candidates`` that fit into one result with its envelope at its largest (SPEC M-6).
 
-    ``worst_envelope`` is the result without facts at its largest, so what
-    fits here fits in the final result (SPEC M-6). The facts add to it their
-    own sizes and a comma between each two — exactly the size of their JSON
-    list less its brackets, so when the whole list fits (the usual case) one
-    measurement decides; otherwise facts are measured one by one.
+    When the whole list fits (the usual case) one measurement decides; otherwise facts are measured one by one.
     """
     budget = RESULT_MAX_BYTES - json_size(worst_envelope)
     shown = [fact.public() for fact in candidates]
@@ -251,3 +210,57 @@ def fit(worst_envelope: dict[str, Any], candidates: Sequence[VisibleFact]) -> li
     if not taken:  # cannot happen with the field limits of SPEC D-1
         raise RuntimeError("a single fact does not fit into one result")
     return taken
+
+
+# --- The handlers of the read path: tools and resources (SPEC M-2, M-3, M-7) ------------------
+# Each reads the visible set once and shapes the answer above, and returns it with the facts
+# (id, version) it carries, which ``dispatch`` records (SPEC M-11).
+
+_PAGE_URI = re.compile(re.escape(PAGE_URI_PREFIX) + r"(?P<version>[0-9a-f]{64})/(?P<offset>0|[1-9][0-9]{0,8})")
+
+# How resource reads are named in the access history (SPEC D-8); tools go by their name.
+SUMMARY_EVENT = "resource:profile/summary"
+PAGE_EVENT = "resource:profile/page"
+
+
+def get_user_context(grant, arguments: dict[str, Any]) -> Answer:
+    snapshot = profile_snapshot(connection=grant.connection)
+    return _answer(snapshot, overview(snapshot))
+
+
+def read_user_context_page(grant, arguments: dict[str, Any]) -> Answer:
+    snapshot = profile_snapshot(connection=grant.connection, offset=arguments["offset"])
+    return _answer(snapshot, _checked_page(snapshot, version=arguments["version"]))
+
+
+def read_resource(grant, uri: str) -> Answer:
+    """The JSON behind ``lifeos://profile/summary`` or a page URI (SPEC M-3)."""
+    if uri == SUMMARY_URI:
+        snapshot = profile_snapshot(connection=grant.connection)
+        return _answer(snapshot, overview(snapshot), event=SUMMARY_EVENT)
+    match = _PAGE_URI.fullmatch(uri)
+    if match is None:
+        raise ToolError(NOT_FOUND, f"no resource at {uri[:200]!r}; read {SUMMARY_URI} or a next_uri it gave")
+    snapshot = profile_snapshot(connection=grant.connection, offset=int(match["offset"]))
+    result = _checked_page(snapshot, version=match["version"])
+    return _answer(snapshot, result, event=PAGE_EVENT)
+
+
+# SPEC M-7 (home)
+def _checked_page(snapshot: ProfileSnapshot, *, version: str) -> dict[str, Any]:
+    """SPEC M-7: a page only of the set the client was told about, from the snapshot's offset."""
+    if version != snapshot.version:
+        raise ToolError(
+            VERSION_CONFLICT,
+            "the shared facts changed since this version was issued; call get_user_context again "
+            "and page with the version it returns",
+        )
+    if snapshot.offset > snapshot.fact_count:
+        raise ToolError(INVALID_ARGUMENT,
+                        f"field 'offset' is too large: at most {snapshot.fact_count} for this version")
+    return page(snapshot)
+
+
+def _answer(snapshot: ProfileSnapshot, result: dict[str, Any], *, event: str = "") -> Answer:
+    carried = snapshot.facts[: len(result["facts"])]  # the page is the leading facts read
+    return Answer(payload=result, sent=tuple((fact.id, fact.version) for fact in carried), event=event)

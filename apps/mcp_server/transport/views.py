@@ -1,12 +1,6 @@
 """The /mcp endpoint (SPEC M-1): admission checks, then the MCP SDK.
 
-Thin on purpose: ``admission`` decides whether to serve, ``responses`` words
-a refusal, ``transport`` runs the SDK, ``cors`` lets browser clients on an
-allowed origin read the answers. Async so the SDK runs on an event loop
-both under ASGI and under WSGI ``runserver``; ORM work goes through
-``orm.run`` (long-lived threads under ASGI, see there). CSRF-exempt because
-only a Bearer token authenticates here (never a session cookie), so a
-cross-site form carries no authority.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations
@@ -14,11 +8,13 @@ from __future__ import annotations
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.csrf import csrf_exempt
 
-from apps.mcp_server import admission, cors, orm, transport
+from apps.mcp_server import admission
 from apps.mcp_server.errors import Refusal
 from apps.mcp_server.responses import refusal_response
+from apps.mcp_server.transport import cors, orm, transport
 
 
+# SPEC M-1 (home)
 @csrf_exempt
 async def mcp_endpoint(request: HttpRequest) -> HttpResponse:
     if request.method == "OPTIONS":

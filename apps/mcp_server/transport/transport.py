@@ -1,17 +1,6 @@
 """Hands one admitted Django request to the MCP SDK and brings its answer back.
 
-The SDK serves Streamable HTTP as an ASGI app, through a stateless session
-manager (``stateless=True``, ``json_response=True``). Under ASGI (uvicorn,
-production) one manager per event loop is started on first use and kept
-running (``_loop_manager``), as the SDK's own Starlette app keeps it — not
-built, entered and left again for every call. Under WSGI ``runserver`` every
-async view gets a fresh event loop, so there each request still gets a
-manager of its own, entered and left within the request.
-
-Stateless and JSON-only means: no ``Mcp-Session-Id``, no GET event stream,
-every request (``initialize`` of 2025-era clients as well as 2026-07-28
-``server/discover`` and per-request envelopes) answered by one JSON body,
-with the SDK choosing the protocol era from ``MCP-Protocol-Version``.
+Design notes: docs/performance.md (How the hot paths are built).
 """
 
 from __future__ import annotations
@@ -20,14 +9,16 @@ import asyncio
 import contextvars
 import logging
 import weakref
+from collections.abc import MutableMapping
+from typing import Any
 
 import anyio
 from django.http import HttpRequest, HttpResponse
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
 from apps.mcp_server.admission import MAX_BODY_BYTES
-from apps.mcp_server.orm import served_by_asgi
-from apps.mcp_server.server import ASGI_KEY, GRANT_KEY, mcp_server
+from apps.mcp_server.transport.orm import served_by_asgi
+from apps.mcp_server.transport.server import ASGI_KEY, GRANT_KEY, mcp_server
 
 # With a manager per request (WSGI) or per event loop, the SDK's session start/stop
 # messages at INFO say nothing; keep them out of the log unless logging is configured for them.
@@ -53,10 +44,7 @@ _holders: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Task] = w
 async def _loop_manager() -> StreamableHTTPSessionManager:
     """This event loop's session manager, started on first use and kept running until the loop ends.
 
-    The manager keeps no state between stateless requests; what a request
-    costs is its own transport and server task (as in the SDK's own app).
-    The holder task runs in an empty context, so no request's context
-    variables leak into it; ``asyncio.run`` cancels it when the loop ends.
+    Its holder task runs in an empty context, so no request's context variables leak into it.
     """
     loop = asyncio.get_running_loop()
     ready, holder = _managers.get(loop), _holders.get(loop)
@@ -119,7 +107,7 @@ async def serve(request: HttpRequest, body: bytes, caller) -> HttpResponse:
     headers: list[tuple[bytes, bytes]] = []
     chunks: list[bytes] = []
 
-    async def send(message: dict) -> None:
+    async def send(message: MutableMapping[str, Any]) -> None:
         nonlocal status, headers
         if message["type"] == "http.response.start":
             status, headers = message["status"], list(message.get("headers", []))

@@ -2,12 +2,14 @@
 
 These are the page selectors (HackSoft style): they read, they never write,
 and every query is scoped to the person who asks. The visibility rule itself
-stays in ``apps.consent.selectors`` (SPEC C-1); here it is only explained.
+stays in ``apps.consent.selectors.visibility`` (SPEC C-1); here it is only explained.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from django.apps import apps as django_apps
 from django.core.paginator import Page
@@ -17,13 +19,25 @@ from django.shortcuts import get_object_or_404
 from django.utils.translation import gettext_lazy as _
 
 from apps.common import clock
-from apps.consent import selectors
 from apps.consent.forms import FactFilterForm
 from apps.consent.models import AccessEvent, Connection, Proposal
-from apps.consent.proposal_selectors import proposal_for_user
-from apps.consent.views import fact_lists
-from apps.consent.views.fact_lists import BLOCKED_LIMIT, BlockedRow, ShareRow, facts_page, page_of  # noqa: F401
+from apps.consent.selectors import access, fact_lists, visibility
+from apps.consent.selectors.fact_lists import (  # noqa: F401 - read as pages.*
+    BLOCKED_LIMIT,
+    BlockedRow,
+    ShareRow,
+    facts_page,
+    page_of,
+)
+from apps.consent.selectors.proposals import proposal_for_user
 from apps.memory.models import Category, Certainty, Fact, FactStatus
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
+
+    from apps.accounts.models import User
+
+    Draft = dict[int, tuple[bool, int | None]]  # fact id → (ticked, the version shown)
 
 # A replayed refresh token or authorization code revoked a token family (SPEC A-3).
 REPLAY_REASONS = ("refresh_replay", "code_replay")
@@ -46,12 +60,12 @@ TOOL_WORDS = {
 # --- Single rows ------------------------------------------------------------------
 
 
-def fact_for(*, user, fact_id: int) -> Fact:
+def fact_for(*, user: User, fact_id: int) -> Fact:
     """One of the person's own facts, or 404 (another person's fact does not exist here)."""
     return get_object_or_404(Fact, pk=fact_id, owner=user)
 
 
-def proposal_for(*, user, proposal_id: int) -> Proposal:
+def proposal_for(*, user: User, proposal_id: int) -> Proposal:
     """A proposal made to one of the person's own connections, or 404."""
     proposal = proposal_for_user(user=user, proposal_id=proposal_id)
     if proposal is None:
@@ -62,12 +76,12 @@ def proposal_for(*, user, proposal_id: int) -> Proposal:
 # --- Connected assistants ----------------------------------------------------------
 
 
-def connection_for(*, user, connection_id: int) -> Connection:
+def connection_for(*, user: User, connection_id: int) -> Connection:
     """One of the person's own connections, or 404."""
     return get_object_or_404(Connection.objects.select_related("application"), pk=connection_id, user=user)
 
 
-def replay_notices(*, user) -> dict[int, object]:
+def replay_notices(*, user: User) -> dict[int, object]:
     """application id → time of the latest token replay that revoked a token family (SPEC A-3).
 
     The model is looked up by label: the pages read it, but ``consent`` must not
@@ -91,11 +105,11 @@ class AssistantCard:
     replay_at: object = None
 
 
-def assistants_page(*, user) -> dict:
+def assistants_page(*, user: User) -> dict[str, Any]:
     """Every connection of the person, active first (SPEC W-3)."""
-    connections = list(selectors.connections_for(user=user))
+    connections = list(visibility.connections_for(user=user))
     replays = replay_notices(user=user)
-    counts = selectors.visible_counts(connections=connections)  # one query, however many assistants
+    counts = visibility.visible_counts(connections=connections)  # one query, however many assistants
     cards = [AssistantCard(c, counts.get(c.pk, 0), replays.get(c.application_id)) for c in connections]
     return {
         "active": [card for card in cards if card.connection.is_active],
@@ -126,13 +140,13 @@ class HistoryEvent:
     more: int = 0  # facts sent beyond those listed (the download has them all)
 
     @property
-    def tool_words(self):
+    def tool_words(self) -> StrOrPromise:
         return TOOL_WORDS.get(self.event.tool, "")
 
 
-def blocked_reasons(fact: Fact, granted: set[str]) -> list:
+def blocked_reasons(fact: Fact, granted: set[str]) -> list[StrOrPromise]:
     """Why a fact can never be shared with this assistant, in plain words (SPEC C-1, D-2)."""
-    reasons = []
+    reasons: list[StrOrPromise] = []
     if not Category.is_shareable(fact.category):
         reasons.append(_("%(category)s facts are never shared with assistants.")
                        % {"category": Category(fact.category).label})
@@ -146,9 +160,9 @@ def blocked_reasons(fact: Fact, granted: set[str]) -> list:
     return reasons
 
 
-def history_page(*, connection: Connection, number=1) -> Page:
+def history_page(*, connection: Connection, number: int | str | None = 1) -> Page[Any]:
     """One page of what the assistant was sent, fact by fact, resolved to today's labels (SPEC D-8)."""
-    events = selectors.retained_access_events().filter(connection=connection).order_by("-created_at", "-id")
+    events = access.retained_access_events().filter(connection=connection).order_by("-created_at", "-id")
     page = page_of(events, number, HISTORY_PER_PAGE)
     sent = {event.pk: [pair for pair in event.facts if _pair_ok(pair)] for event in page.object_list}
     ids = {int(pair[0]) for pairs in sent.values() for pair in pairs[:ITEMS_PER_EVENT]}
@@ -165,7 +179,7 @@ def history_page(*, connection: Connection, number=1) -> Page:
     return page
 
 
-def _pair_ok(pair) -> bool:
+def _pair_ok(pair: object) -> bool:
     return isinstance(pair, (list, tuple)) and len(pair) == 2 and all(isinstance(x, int) for x in pair)
 
 
@@ -177,7 +191,9 @@ class ProposalItem:
     form: object = None  # the edit form, set by the view
 
 
-def proposal_pages(*, connection: Connection, shared: dict[int, int], waiting=1, earlier=1) -> tuple[Page, Page]:
+def proposal_pages(
+    *, connection: Connection, shared: dict[int, int], waiting: int | str | None = 1, earlier: int | str | None = 1,
+) -> tuple[Page[Any], Page[Any]]:
     """(needing attention: pending and conflicts; decided: confirmed, ignored, expired), newest first, paged.
 
     A pending proposal past its expiry counts as expired even before the sweep ran (SPEC P-6, J-2).
@@ -193,16 +209,20 @@ def proposal_pages(*, connection: Connection, shared: dict[int, int], waiting=1,
     return pages
 
 
-def sharing_part(*, connection: Connection, shared: dict[int, int], query, draft: dict) -> dict:
+def sharing_part(
+    *, connection: Connection, shared: dict[int, int], query: Mapping[str, Any], draft: Draft,
+) -> dict[str, Any]:
     """The sharing form: one page of the offered facts the filter selects, ticked as the person left them."""
-    form = FactFilterForm(query, categories=selectors.connection_categories(connection))
+    form = FactFilterForm(query, categories=visibility.connection_categories(connection))
     filters = form.values()
     page = page_of(fact_lists.sharing_choices(connection, filters), query.get("page"), fact_lists.SHARES_PER_PAGE)
     page.object_list = [
-        ShareRow(fact, shared.get(fact.pk), draft[fact.pk][0] if fact.pk in draft else shared.get(fact.pk) == fact.version)
+        ShareRow(
+            fact, shared.get(fact.pk), draft[fact.pk][0] if fact.pk in draft else shared.get(fact.pk) == fact.version
+        )
         for fact in page.object_list
     ]
-    granted = set(selectors.connection_categories(connection))
+    granted = set(visibility.connection_categories(connection))
     blocked = fact_lists.not_shareable(connection)
     return {
         "share_filter": form,
@@ -215,7 +235,9 @@ def sharing_part(*, connection: Connection, shared: dict[int, int], query, draft
     }
 
 
-def connection_page(*, user, connection_id: int, query=None, draft=None) -> dict:
+def connection_page(
+    *, user: User, connection_id: int, query: Mapping[str, Any] | None = None, draft: Draft | None = None,
+) -> dict[str, Any]:
     """Everything on one connection's page, in a fixed number of queries whatever the counts (SPEC W-3, W-6).
 
     ``query``: the page's GET parameters (filter and page numbers); ``draft``: the person's unsaved
@@ -229,7 +251,7 @@ def connection_page(*, user, connection_id: int, query=None, draft=None) -> dict
         "history_page": history_page(connection=connection, number=query.get("history")),
     }
     if connection.is_active:
-        shared = selectors.shares_for(connection=connection)
+        shared = visibility.shares_for(connection=connection)
         page.update(sharing_part(connection=connection, shared=shared, query=query, draft=draft or {}))
         page["open_proposals"], page["closed_proposals"] = proposal_pages(
             connection=connection, shared=shared, waiting=query.get("suggestions"), earlier=query.get("earlier"))

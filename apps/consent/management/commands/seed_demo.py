@@ -1,15 +1,19 @@
 """``manage.py seed_demo --username U --password P --facts N`` (SPEC I-2)."""
 
-from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
+from typing import Any
 
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from apps.consent.demo_data import seed_assistants
 from apps.memory.demo_data import seed_demo
 
 
+# SPEC I-2 (home)
 class Command(BaseCommand):
     help = "Create or update a demo user with N deterministic facts and a week of sample records. Idempotent."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--username", required=True)
         parser.add_argument("--password", required=True)
         parser.add_argument("--facts", type=int, default=None, help="number of active facts (default 60)")
@@ -21,7 +25,10 @@ class Command(BaseCommand):
                             help="a person at real size: 2,000 facts, 10 assistants, 300 suggestions "
                                  "unless given otherwise (SPEC W-6)")
 
-    def handle(self, *, username, password, facts, assistants, suggestions, at_scale, **options):
+    def handle(
+        self, *, username: str, password: str, facts: int | None, assistants: int, suggestions: int, at_scale: bool,
+        **options: Any,
+    ) -> None:
         if at_scale:
             facts = 2000 if facts is None else facts
             assistants, suggestions = assistants or 10, suggestions or 300
@@ -47,9 +54,7 @@ class Command(BaseCommand):
             f"{seeded.archived} archived) and the demo week's records."
         ))
         if assistants:
-            # The person's side of consent lives in apps.consent, which builds on the facts made above.
-            from apps.consent.demo_data import seed_assistants
-
+            # The person's side of consent builds on the facts made above.
             added = seed_assistants(owner=user, assistants=assistants, suggestions=suggestions)
             self.stdout.write(self.style.SUCCESS(
                 f"{assistants} connected assistants; {added.suggestions_added} suggestions and "

@@ -1,16 +1,6 @@
 """The MCP server (low-level SDK ``Server``): tools and resources from the catalog.
 
-Every handler finds the caller in the request scope, where the /mcp view put
-it (``GRANT_KEY``): the ``BearerGrant`` of an admitted request, or — for a
-tool call or resource read — an ``admission.Deferred`` that ``dispatch``
-admits within the call's own unit of database work. ORM work runs in
-``dispatch`` through ``orm.run``: on long-lived threads under ASGI, on the
-request's thread under WSGI (a fresh event loop per request); the view says
-which in the scope (``ASGI_KEY``).
-
-This is also the one place where ``ToolError`` becomes an MCP result
-(``isError: true``, structured content ``{"code", "message"}`` and the same
-JSON as text, SPEC M-8) — or, for resource reads, a JSON-RPC error.
+Also SPEC M-8. Design notes: docs/design.md.
 """
 
 from __future__ import annotations
@@ -24,10 +14,10 @@ from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
 
-from apps.mcp_server import catalog, dispatch, orm
+from apps.mcp_server import catalog, dispatch
 from apps.mcp_server.admission import Deferred
 from apps.mcp_server.errors import RPC_FORBIDDEN, RPC_UNAUTHORIZED, NotAdmitted, ToolError
-from apps.mcp_server.profile import PAGE_URI_TEMPLATE, SUMMARY_URI
+from apps.mcp_server.transport import orm
 from apps.oauth.bearer import BearerGrant
 
 GRANT_KEY = "lifeos.grant"
@@ -44,6 +34,7 @@ def _json(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
+# SPEC M-8 (home)
 def tool_result(payload: dict[str, Any], *, is_error: bool = False) -> types.CallToolResult:
     return types.CallToolResult(
         content=[types.TextContent(text=_json(payload))], structured_content=payload, is_error=is_error
@@ -93,34 +84,16 @@ async def _call_tool(ctx, params: types.CallToolRequestParams) -> types.CallTool
     except NotAdmitted as refused:
         raise _not_admitted(refused) from None
     except ToolError as error:
-        return tool_result(error.payload(), is_error=True)
+        return tool_result(error.as_dict(), is_error=True)
     return tool_result(payload)
 
 
 async def _list_resources(ctx, params) -> types.ListResourcesResult:
-    if not catalog.RESOURCE_SCOPES.listed_for(_grant(ctx).scopes):
-        return types.ListResourcesResult(resources=[])
-    summary = types.Resource(
-        name="profile_summary",
-        title="Shared profile",
-        uri=SUMMARY_URI,
-        mime_type="application/json",
-        description="The same overview get_user_context returns: summary, first facts, version, paging fields.",
-    )
-    return types.ListResourcesResult(resources=[summary])
+    return types.ListResourcesResult(resources=catalog.resources(_grant(ctx).scopes))
 
 
 async def _list_resource_templates(ctx, params) -> types.ListResourceTemplatesResult:
-    if not catalog.RESOURCE_SCOPES.listed_for(_grant(ctx).scopes):
-        return types.ListResourceTemplatesResult(resource_templates=[])
-    page = types.ResourceTemplate(
-        name="profile_page",
-        title="Page of shared facts",
-        uri_template=PAGE_URI_TEMPLATE,
-        mime_type="application/json",
-        description="Shared facts from offset on, for one version of the set (next_uri points here).",
-    )
-    return types.ListResourceTemplatesResult(resource_templates=[page])
+    return types.ListResourceTemplatesResult(resource_templates=catalog.resource_templates(_grant(ctx).scopes))
 
 
 async def _read_resource(ctx, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
@@ -130,7 +103,7 @@ async def _read_resource(ctx, params: types.ReadResourceRequestParams) -> types.
     except NotAdmitted as refused:
         raise _not_admitted(refused) from None
     except ToolError as error:
-        raise MCPError(INVALID_PARAMS, error.message, data=error.payload()) from None
+        raise MCPError(INVALID_PARAMS, error.message, data=error.as_dict()) from None
     return types.ReadResourceResult(
         contents=[types.TextResourceContents(uri=uri, mime_type="application/json", text=_json(payload))]
     )

@@ -1,18 +1,6 @@
 """/mcp at the ASGI entry point, beside Django's middleware chain rather than behind it.
 
-Assistants call /mcp on every conversation turn. Under ASGI Django runs each
-sync middleware hook through ``sync_to_async``, so the chain alone cost more
-than three times what the MCP SDK's own server spends on a whole call
-(docs/performance.md). /mcp needs none of what the chain adds — no session,
-no CSRF (a Bearer token is its only credential), no user from a cookie, no
-locale, no static files — except the host check and the security headers,
-which are applied here exactly as Django applies them: ``ALLOWED_HOSTS``
-through ``request.get_host()``, ``SecurityMiddleware`` (HTTPS redirect, HSTS,
-nosniff, referrer and opener policies) and ``XFrameOptionsMiddleware``.
-
-Requests to ``/mcp`` (and ``/mcp/``) go to the same view as under WSGI
-(``views.mcp_endpoint``: admission, the MCP SDK, the database work and the
-access record); every other request goes to Django's own ASGI application.
+Design notes: docs/performance.md (How the hot paths are built).
 """
 
 from __future__ import annotations
@@ -26,7 +14,7 @@ from django.middleware.clickjacking import XFrameOptionsMiddleware
 from django.middleware.security import SecurityMiddleware
 
 from apps.mcp_server.admission import MAX_BODY_BYTES
-from apps.mcp_server.views import mcp_endpoint
+from apps.mcp_server.transport.views import mcp_endpoint
 
 PATHS = frozenset({"/mcp", "/mcp/"})
 

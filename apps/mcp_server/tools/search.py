@@ -1,22 +1,17 @@
 """``search_user_context``: matching shared facts, never the whole profile (SPEC S-1, S-2, M-6).
 
-Matching is the retrieval layer's (``search_visible_matches``, the ranking of
-``search_visible_facts``, over the visible set only): it gives the ranked ids.
-Then one read of the visible set (``profile_snapshot`` with those ids) gives
-the version of the whole set and the matched facts as they are in that same
-read, so a fact is always shown exactly as the version describes it. A page
-is cut to the byte budget (``next_offset`` then continues after the last fact
-kept). Two statements, whatever the number of facts.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from apps.mcp_server.errors import INVALID_ARGUMENT, TOOL_ERROR_CODES, ToolError
-from apps.mcp_server.handlers import Answer
-from apps.mcp_server.profile import fit, profile_snapshot
+from apps.consent.selectors.visibility import visible_facts
+from apps.mcp_server.errors import tool_error
 from apps.mcp_server.schemas import SEARCH_LIMIT_MAX
+from apps.mcp_server.tools.answer import Answer
+from apps.mcp_server.tools.context import fit, profile_snapshot
 from apps.retrieval.selectors import SearchError, search_visible_matches
 
 ONLY_MATCHES = "These are only the shared facts that matched the query, not the whole profile."
@@ -27,14 +22,14 @@ def search_user_context(grant, arguments: dict[str, Any]) -> Answer:
     offset = arguments.get("offset", 0)
     try:
         found = search_visible_matches(
-            connection=grant.connection,
+            owner_id=grant.connection.user_id,
+            visible=visible_facts(connection=grant.connection),
             query=arguments["query"],
             offset=offset,
             limit=arguments.get("limit", SEARCH_LIMIT_MAX),
         )
     except SearchError as error:
-        code = error.code if error.code in TOOL_ERROR_CODES else INVALID_ARGUMENT
-        raise ToolError(code, error.message) from None
+        raise tool_error(error) from None
     snapshot = profile_snapshot(connection=grant.connection, ids=found.ids)
     # In rank order; a match no longer visible by the time of the read is left out.
     current = {fact.id: fact for fact in snapshot.facts}

@@ -1,91 +1,47 @@
-"""Reads that decide what an assistant may see (SPEC C-1, C-8) — one home for the rule."""
+"""The visible set as one call reads it: digests per category and a window of facts (SPEC C-1, M-4).
+
+The fast path of the visibility rule: statements compiled once from
+``visibility.visible_query`` itself, and on PostgreSQL one statement that sums
+up the whole set in the database, so the rule stays written once.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
+from typing import TYPE_CHECKING, Any
 
-from django.conf import settings
 from django.db import connections, router
-from django.db.models import Count, F, QuerySet
+from django.db.models import QuerySet
 
-from apps.common import clock, statements
+from apps.common import statements
 from apps.common.memo import BoundedMemo
-from apps.consent.models import AccessEvent, Connection, FactShare
-from apps.memory.models import Category, Certainty, Fact, FactStatus
+from apps.consent.models import Connection
+from apps.consent.selectors.visibility import (
+    connection_categories,
+    visible_facts,
+    visible_query,
+)
+from apps.memory.models import Fact
+
+if TYPE_CHECKING:
+
+    pass
 
 # What an assistant is shown of a fact, plus its version (SPEC M-2): the columns of a window read.
 WINDOW_FIELDS = ("id", "category", "label", "value", "version", "updated_at")
 
 
-def connection_scopes(*, user, application) -> frozenset[str] | None:
-    """The scopes the person's live connection with this assistant holds now; ``None`` without one."""
-    scopes = Connection.objects.filter(user=user, application=application, revoked_at__isnull=True).values_list(
-        "scopes", flat=True).first()
-    return None if scopes is None else frozenset(scopes)
-
-
-def connection_categories(connection: Connection) -> list[str]:
-    """The connection's categories that may be shared at all (SPEC D-2)."""
-    return [code for code in connection.categories if Category.is_shareable(code)]
-
-
-def visible_facts(*, connection: Connection) -> QuerySet[Fact]:
-    """Facts this connection may see right now, in a stable order (SPEC C-1).
-
-    All must hold: same owner; active; category granted and shareable; not
-    sensitive; confirmed; shared with this connection at the fact's current
-    version (an edit since sharing hides it, SPEC C-2).
-    """
-    if connection.revoked_at is not None:
-        return Fact.objects.none()
-    return _visible(connection.user_id, connection_categories(connection), connection.pk)
-
-
-def _visible(owner_id: int, categories: list[str], connection_id: int) -> QuerySet[Fact]:
-    return Fact.objects.filter(
-        owner_id=owner_id,
-        status=FactStatus.ACTIVE,
-        category__in=categories,
-        sensitive=False,
-        certainty=Certainty.CONFIRMED,
-        shares__connection_id=connection_id,
-        shares__fact_version=F("version"),
-    ).order_by("id")
-
-
-def visible_counts(*, connections: Sequence[Connection]) -> dict[int, int]:
-    """connection id → ``visible_facts(connection).count()``, for many connections in one query.
-
-    The rule of ``_visible`` read from the shares' side: per connection and
-    category, its shares at the fact's current version of the owner's active,
-    not sensitive, confirmed facts; then only the connection's own categories count.
-    """
-    live = {c.pk: set(connection_categories(c)) for c in connections if c.revoked_at is None}
-    rows = (
-        FactShare.objects.filter(
-            connection_id__in=live, fact__owner_id=F("connection__user_id"), fact__status=FactStatus.ACTIVE,
-            fact__sensitive=False, fact__certainty=Certainty.CONFIRMED, fact_version=F("fact__version"),
-        )
-        .values_list("connection_id", "fact__category").annotate(n=Count("id")).order_by()
-    ) if live else []
-    counts = dict.fromkeys(live, 0)
-    for connection_id, category, n in rows:
-        if category in live[connection_id]:
-            counts[connection_id] += n
-    return counts
-
-
-def visible_fact_values(*, connection: Connection, fields: tuple[str, ...]) -> list[tuple]:
+def visible_fact_values(*, connection: Connection, fields: tuple[str, ...]) -> list[tuple[Any, ...]]:
     """``visible_facts(connection).values_list(*fields)``, run from SQL compiled once per shape.
 
     The assistant path reads the visible set on every call, and compiling the
     queryset cost more CPU than running it (docs/performance.md). The
-    statement is compiled from ``_visible`` itself, with stand-in values that
+    statement is compiled from ``visible_query`` itself, with stand-in values that
     no real row can have, so the rule above stays written once; each call
     binds the connection's own values to it and reads the database afresh.
     Falls back to the queryset whenever the compiled form does not carry each
@@ -102,11 +58,11 @@ def visible_fact_values(*, connection: Connection, fields: tuple[str, ...]) -> l
 
 
 @lru_cache(maxsize=64)
-def _visible_build(category_count: int, fields: tuple[str, ...], ordered: bool):
-    """``_visible`` as ``values_list(*fields)``, one builder per shape (it keys the compiled statement)."""
+def _visible_build(category_count: int, fields: tuple[str, ...], ordered: bool) -> Callable[..., QuerySet[Fact, Any]]:
+    """``visible_query`` as ``values_list(*fields)``, one builder per shape (it keys the compiled statement)."""
 
-    def build(owner_id: int, connection_id: int, *categories: str) -> QuerySet:
-        queryset = _visible(owner_id, list(categories), connection_id)
+    def build(owner_id: int, connection_id: int, *categories: str) -> QuerySet[Fact, Any]:
+        queryset = visible_query(owner_id, list(categories), connection_id)
         return (queryset if ordered else queryset.order_by()).values_list(*fields)
 
     return build
@@ -116,16 +72,15 @@ def _kinds(category_count: int) -> tuple[str, ...]:
     return ("int", "int", *("str",) * category_count)
 
 
-def _values(connection: Connection, categories: list[str]) -> list:
+def _values(connection: Connection, categories: list[str]) -> list[int | str]:
     return [connection.user_id, connection.pk, *categories]
 
 
-def _compiled_visible(database: str, category_count: int, fields: tuple[str, ...], ordered: bool):
+def _compiled_visible(
+    database: str, category_count: int, fields: tuple[str, ...], ordered: bool
+) -> statements.Compiled | None:
     build = _visible_build(category_count, fields, ordered)
     return statements.compiled(build, _kinds(category_count), database)
-
-
-# --- The visible set as one call needs it: digests per category and a window of facts -----------
 
 
 @dataclass(frozen=True)
@@ -155,7 +110,7 @@ class VisibleSetRead:
     """
 
     categories: tuple[CategoryDigest, ...]
-    rows: tuple[tuple, ...]
+    rows: tuple[tuple[Any, ...], ...]
 
     @property
     def count(self) -> int:
@@ -228,7 +183,7 @@ _MASK64 = 2**64 - 1
 
 def _in_database(database: str) -> bool:
     db = connections[database]
-    return db.vendor == "postgresql" and db.pg_version >= 140000  # bit_xor() is PostgreSQL 14+
+    return db.vendor == "postgresql" and db.pg_version >= 140000  # type: ignore[attr-defined]  # bit_xor(): PostgreSQL 14+
 
 
 # A fact's 64-bit hash: PostgreSQL's own seeded hash functions (those of hash partitioning:
@@ -246,8 +201,8 @@ _SHOWN_LATEST, _SHOWN_TIME = _SHOWN.format('max(v."updated_at")'), _SHOWN.format
 
 
 @lru_cache(maxsize=64)
-def _set_statement(database: str, category_count: int, by_ids: bool) -> tuple[str, tuple] | None:
-    """The PostgreSQL statement of ``visible_set_read``, both parts compiled from ``_visible``.
+def _set_statement(database: str, category_count: int, by_ids: bool) -> tuple[str, tuple[Any, ...]] | None:
+    """The PostgreSQL statement of ``visible_set_read``, both parts compiled from ``visible_query``.
 
     Returned with its two compiled parts, whose parameters (stand-ins to
     bind) come first, then either ``limit, offset`` or the id array.
@@ -286,7 +241,7 @@ _STAMP = "SELECT stamp FROM consent_visiblestamp WHERE kind = '%s' AND key = %%s
 _known_digests = BoundedMemo(4096)
 
 
-def visible_set_of(rows: Sequence[tuple], *, offset: int = 0, limit: int | None = 0,
+def visible_set_of(rows: Sequence[tuple[Any, ...]], *, offset: int = 0, limit: int | None = 0,
                    ids: Sequence[int] | None = None) -> VisibleSetRead:
     """``visible_set_read`` computed here from the whole set's ``WINDOW_FIELDS`` rows.
 
@@ -324,40 +279,3 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 def _microseconds(moment: datetime) -> int:
     return (moment - _EPOCH) // timedelta(microseconds=1)
-
-
-def shareable_facts(*, connection: Connection) -> QuerySet[Fact]:
-    """Facts the user could share with this connection (the sharing form's choices)."""
-    return Fact.objects.filter(
-        owner_id=connection.user_id,
-        status=FactStatus.ACTIVE,
-        category__in=connection_categories(connection),
-        sensitive=False,
-        certainty=Certainty.CONFIRMED,
-    ).order_by("category", "id")
-
-
-def shares_for(*, connection: Connection) -> dict[int, int]:
-    """fact id → version it was shared at, for this connection."""
-    return dict(FactShare.objects.filter(connection=connection).values_list("fact_id", "fact_version"))
-
-
-def connections_for(*, user) -> QuerySet[Connection]:
-    return Connection.objects.filter(user=user).select_related("application").order_by("revoked_at", "-created_at")
-
-
-def access_retention_cutoff() -> datetime:
-    """Access events from before this moment are forgotten (SPEC J-1).
-
-    The daily prune deletes them; until it has run — and the local default
-    schedules none — every read leaves them out, so nothing depends on it (J-2).
-    """
-    return clock.now() - timedelta(days=settings.ACCESS_EVENT_RETENTION_DAYS)
-
-
-def retained_access_events() -> QuerySet[AccessEvent]:
-    return AccessEvent.objects.filter(created_at__gte=access_retention_cutoff())
-
-
-def access_history(*, connection: Connection, limit: int = 100) -> QuerySet[AccessEvent]:
-    return retained_access_events().filter(connection=connection).order_by("-created_at", "-id")[:limit]

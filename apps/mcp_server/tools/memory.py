@@ -1,18 +1,6 @@
 """``memory_list``, ``memory_search``, ``memory_read``: the memory resources over MCP (SPEC R-2, R-11).
 
-Each call goes to the unified resource access layer (``apps.retrieval.layer``)
-with the ``external`` audience, the connection's user, the caller
-``connection:<id>`` (cursors are bound to it) and a grant built from the
-request's effective scopes alone (token ∩ connection, C-6) by
-``external_grant``. The layer's audience cap then holds whatever the scopes
-say: only ``episode``, ``calendar``, ``todo``, ``voice_memo`` and ``contact``,
-and of each only the fields its declaration opens externally — never
-``digest``, ``intent``, ``transcript`` or ``user_profile``.
-
-Answers are the layer's own JSON, at most 16,384 bytes each (SPEC M-6: list
-and read pages are cut to that size, search already is). Layer refusals become
-M-8 tool errors (``layer_error``). The refs an answer carries are recorded as
-an AccessEvent (M-11, ``Answer.refs``).
+Also SPEC C-6, M-11. Design notes: docs/design.md.
 """
 
 from __future__ import annotations
@@ -20,11 +8,10 @@ from __future__ import annotations
 from typing import Any
 
 from apps.mcp_server.errors import INVALID_ARGUMENT, NOT_FOUND, UNAVAILABLE, VERSION_CONFLICT, ToolError
-from apps.mcp_server.handlers import Answer
+from apps.mcp_server.tools.answer import Answer
 from apps.retrieval.layer import Access, LayerError, external_grant, handle
 from apps.retrieval.layer.audiences import EXTERNAL
-
-RESULT_MAX_BYTES = 16_384  # SPEC M-6: one tool result
+from apps.retrieval.layer.searching import RESULT_MAX_BYTES
 
 # Layer codes (apps/retrieval/layer/errors.py) → tool error codes (SPEC M-8).
 _REQUEST = {"malformed_json", "duplicate_key", "unknown_key", "missing_key", "null_not_allowed", "invalid_type",

@@ -1,23 +1,30 @@
 """Lists of facts at real sizes: filtered, paged, in a fixed number of queries (SPEC W-6).
 
-Personal info and the sharing form show one page of the facts a filter
-selects — a category, words in the label or value, a sharing state — in
-category order, then oldest first. Everything that grows with the person's
-facts is counted or sliced by the database.
+Design notes: docs/design.md.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from django.core.paginator import Page, Paginator
 from django.db.models import Case, Count, Exists, IntegerField, OuterRef, Q, QuerySet, Value, When
 
-from apps.consent import selectors
 from apps.consent.models import Connection, FactShare
+from apps.consent.selectors.visibility import shareable_facts
 from apps.memory.models import Category, Fact, FactStatus
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AnonymousUser
+    from django_stubs_ext import StrOrPromise
+
+    from apps.accounts.models import User
+
+    Person = User | AnonymousUser  # request.user of a page behind the login
+
+# SPEC W-6 (home)
 FACTS_PER_PAGE = 20  # each fact carries its edit form
 SHARES_PER_PAGE = 40
 BLOCKED_LIMIT = 50  # facts listed by name under "cannot be shared"; the rest are counted
@@ -30,7 +37,7 @@ def in_order(queryset: QuerySet[Fact]) -> QuerySet[Fact]:
     return queryset.alias(category_order=_ORDER).order_by("category_order", "id")
 
 
-def narrowed(queryset: QuerySet[Fact], *, category: str = "", q: str = "", **_) -> QuerySet[Fact]:
+def narrowed(queryset: QuerySet[Fact], *, category: str = "", q: str = "", **_: Any) -> QuerySet[Fact]:
     """Facts of one category and holding all the given words, in label or value (case-insensitive)."""
     if category:
         queryset = queryset.filter(category=category)
@@ -41,7 +48,8 @@ def narrowed(queryset: QuerySet[Fact], *, category: str = "", q: str = "", **_) 
 
 def by_state(queryset: QuerySet[Fact], state: str, shares: QuerySet[FactShare]) -> QuerySet[Fact]:
     """``shared``: some share in ``shares`` holds the fact's current version; ``not_shared``: none does;
-    ``changed``: one holds an older version only (SPEC C-2)."""
+    ``changed``: one holds an older version only (SPEC C-2).
+    """
     of_fact = shares.filter(fact_id=OuterRef("pk"))
     current = Exists(of_fact.filter(fact_version=OuterRef("version")))
     if state == "shared":
@@ -53,7 +61,7 @@ def by_state(queryset: QuerySet[Fact], state: str, shares: QuerySet[FactShare]) 
     return queryset
 
 
-def page_of(queryset: QuerySet, number, per_page: int) -> Page:
+def page_of(queryset: QuerySet[Any], number: int | str | None, per_page: int) -> Page[Any]:
     """One page; a number past the end shows the last, anything else the first."""
     return Paginator(queryset, per_page).get_page(number)
 
@@ -79,7 +87,7 @@ class FactRow:
 @dataclass
 class CategoryGroup:
     code: str
-    name: str
+    name: StrOrPromise
     shareable: bool
     count: int = 0  # the category's active facts, filtered or not
     rows: list[FactRow] = field(default_factory=list)
@@ -88,13 +96,13 @@ class CategoryGroup:
 @dataclass
 class FactsPage:
     groups: list[CategoryGroup]  # every category, with its count; rows only on this page's
-    page: Page
-    filters: dict
+    page: Page[Any]
+    filters: dict[str, Any]
     total: int  # active facts, unfiltered
     archived_count: int
 
     @property
-    def rows(self):
+    def rows(self) -> list[FactRow]:
         return [row for group in self.groups for row in group.rows]
 
 
@@ -102,18 +110,19 @@ def active_facts(owner_id: int) -> QuerySet[Fact]:
     return Fact.objects.filter(owner_id=owner_id, status=FactStatus.ACTIVE)
 
 
-def live_shares(user) -> QuerySet[FactShare]:
+def live_shares(user: User) -> QuerySet[FactShare]:
     return FactShare.objects.filter(connection__user=user, connection__revoked_at__isnull=True)
 
 
-def facts_page(*, user, filters: dict, number=1) -> FactsPage:
+def facts_page(*, user: User, filters: dict[str, Any], number: int | str | None = 1) -> FactsPage:
     """One page of the person's facts as ``filters`` select, each with how many assistants hold it (SPEC W-2)."""
     archived = filters.get("state") == "archived"
     base = Fact.objects.filter(owner=user, status=FactStatus.ARCHIVED) if archived else active_facts(user.pk)
     chosen = by_state(narrowed(base, **filters), filters.get("state", ""), live_shares(user))
     page = page_of(in_order(chosen), number, FACTS_PER_PAGE)
     facts = list(page.object_list)
-    current, changed = Counter(), Counter()
+    current: Counter[int] = Counter()
+    changed: Counter[int] = Counter()
     versions = {fact.pk: fact.version for fact in facts}
     for fact_id, version in live_shares(user).filter(fact_id__in=versions).values_list("fact_id", "fact_version"):
         (current if versions[fact_id] == version else changed)[fact_id] += 1
@@ -149,17 +158,17 @@ class ShareRow:
 @dataclass
 class BlockedRow:
     fact: Fact
-    reasons: list
+    reasons: list[StrOrPromise]
 
 
-def sharing_choices(connection: Connection, filters: dict) -> QuerySet[Fact]:
+def sharing_choices(connection: Connection, filters: dict[str, Any]) -> QuerySet[Fact]:
     """The facts the sharing form offers under ``filters``, in the order it shows them."""
     shares = FactShare.objects.filter(connection=connection)
-    chosen = narrowed(selectors.shareable_facts(connection=connection), **filters)
+    chosen = narrowed(shareable_facts(connection=connection), **filters)
     return in_order(by_state(chosen, filters.get("state", ""), shares))
 
 
 def not_shareable(connection: Connection) -> QuerySet[Fact]:
     """The person's active facts the sharing form never offers (the complement of ``shareable_facts``)."""
-    offered = selectors.shareable_facts(connection=connection).values("pk")
+    offered = shareable_facts(connection=connection).values("pk")
     return in_order(active_facts(connection.user_id).exclude(pk__in=offered))

@@ -1,10 +1,6 @@
 """CORS for browser-based MCP clients on an allowed origin (e.g. an inspector on localhost).
 
-Only origins ``admission.origin_allowed`` accepts get CORS headers; every
-other Origin is refused by admission anyway. A preflight carries no token, so
-it is answered before authentication; it grants nothing by itself. Responses
-expose ``WWW-Authenticate`` so a browser client can start OAuth discovery
-from a 401 (SPEC A-8).
+Also SPEC A-8. Design notes: docs/design.md.
 """
 
 from __future__ import annotations

@@ -1,0 +1,29 @@
+"""Reads of what each assistant was sent, within the retention window (SPEC D-8, J-1, J-2)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db.models import QuerySet
+
+from apps.common import clock
+from apps.consent.models import AccessEvent, Connection
+
+
+# SPEC J-2 (home)
+def access_retention_cutoff() -> datetime:
+    """Access events from before this moment are forgotten (SPEC J-1).
+
+    The daily prune deletes them; until it has run — and the local default
+    schedules none — every read leaves them out, so nothing depends on it (J-2).
+    """
+    return clock.now() - timedelta(days=settings.ACCESS_EVENT_RETENTION_DAYS)
+
+
+def retained_access_events() -> QuerySet[AccessEvent]:
+    return AccessEvent.objects.filter(created_at__gte=access_retention_cutoff())
+
+
+def access_history(*, connection: Connection, limit: int = 100) -> QuerySet[AccessEvent]:
+    return retained_access_events().filter(connection=connection).order_by("-created_at", "-id")[:limit]
