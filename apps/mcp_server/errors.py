@@ -7,33 +7,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from apps.common.errors import CodedError
-
-# Tool error codes (SPEC M-8). Stable: clients and tests match on them.
-INVALID_ARGUMENT = "invalid_argument"
-CONVERSATION_REFUSED = "conversation_refused"
-SECRET_DETECTED = "secret_detected"
-NOT_FOUND = "not_found"
-VERSION_CONFLICT = "version_conflict"
-DUPLICATE_PROCESSED = "duplicate_processed"
-PROPOSAL_EXPIRED = "proposal_expired"
-CATEGORY_NOT_ALLOWED = "category_not_allowed"
-REPEATED_FAILURE = "repeated_failure"
-TOO_MANY_PENDING = "too_many_pending"
-UNAVAILABLE = "unavailable"
-
-TOOL_ERROR_CODES = (
-    INVALID_ARGUMENT,
-    CONVERSATION_REFUSED,
-    SECRET_DETECTED,
-    NOT_FOUND,
-    VERSION_CONFLICT,
-    DUPLICATE_PROCESSED,
-    PROPOSAL_EXPIRED,
+from apps.common.errors import (  # noqa: F401 - the codes, read as errors.* by the MCP modules
     CATEGORY_NOT_ALLOWED,
+    CONVERSATION_REFUSED,
+    DUPLICATE_PROCESSED,
+    INVALID_ARGUMENT,
+    NOT_FOUND,
+    PROPOSAL_EXPIRED,
     REPEATED_FAILURE,
+    SECRET_DETECTED,
     TOO_MANY_PENDING,
+    TOOL_ERROR_CODES,
     UNAVAILABLE,
+    VERSION_CONFLICT,
+    CodedError,
 )
 
 # JSON-RPC codes for refusals made before the MCP server sees the request.

@@ -11,7 +11,17 @@ import re
 import unicodedata
 from dataclasses import asdict, dataclass
 
-from apps.common.errors import CodedError
+from apps.common.errors import (  # noqa: F401 - the codes a proposal is refused with, read as proposal_checks.*
+    CATEGORY_NOT_ALLOWED,
+    CONVERSATION_REFUSED,
+    DUPLICATE_PROCESSED,
+    INVALID_ARGUMENT,
+    NOT_FOUND,
+    PROPOSAL_EXPIRED,
+    SECRET_DETECTED,
+    TOO_MANY_PENDING,
+    CodedError,
+)
 from apps.memory.detectors import detect_secrets
 from apps.memory.models import Category
 from apps.memory.models.facts import EVIDENCE_MAX, LABEL_MAX, VALUE_MAX
@@ -25,14 +35,6 @@ LIMITS = {"label": LABEL_MAX, "value": VALUE_MAX, "evidence": EVIDENCE_MAX}
 # A label names a fact and evidence is a one-line note (SPEC P-2); a value may wrap.
 ONE_LINE_FIELDS = ("label", "evidence")
 
-INVALID_ARGUMENT = "invalid_argument"
-CONVERSATION_REFUSED = "conversation_refused"
-SECRET_DETECTED = "secret_detected"
-NOT_FOUND = "not_found"
-CATEGORY_NOT_ALLOWED = "category_not_allowed"
-DUPLICATE_PROCESSED = "duplicate_processed"
-PROPOSAL_EXPIRED = "proposal_expired"
-TOO_MANY_PENDING = "too_many_pending"  # SPEC P-8
 
 
 class ProposalError(CodedError):
