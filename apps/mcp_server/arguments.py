@@ -10,8 +10,9 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
 
+from apps.common.errors import INVALID_ARGUMENT
 from apps.common.text import unstorable_text_reason
-from apps.mcp_server.errors import INVALID_ARGUMENT, ToolError
+from apps.mcp_server.errors import ToolError
 
 # Compiled once per schema object; schemas are module constants of the catalog.
 _compiled: dict[int, Draft202012Validator] = {}

@@ -13,13 +13,14 @@ from typing import Any
 from django.db import DatabaseError, transaction
 
 from apps.common import clock
+from apps.common.errors import REPEATED_FAILURE, UNAVAILABLE
 from apps.consent.services import access_event_record, connection_touch
 from apps.consent.services.connections import LAST_USED_RESOLUTION
 from apps.mcp_server import catalog
 from apps.mcp_server.admission import Deferred
 from apps.mcp_server.arguments import canonical_arguments, integral_numbers, validate_arguments
 from apps.mcp_server.catalog import ToolSpec
-from apps.mcp_server.errors import REPEATED_FAILURE, UNAVAILABLE, NotAdmitted, ToolError
+from apps.mcp_server.errors import NotAdmitted, ToolError
 from apps.mcp_server.guard import FAILURE_LIMIT, FailureGuard
 from apps.mcp_server.tools.answer import Answer
 from apps.oauth.bearer import BearerGrant

@@ -7,21 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from apps.common.errors import (  # noqa: F401 - the codes, read as errors.* by the MCP modules
-    CATEGORY_NOT_ALLOWED,
-    CONVERSATION_REFUSED,
-    DUPLICATE_PROCESSED,
-    INVALID_ARGUMENT,
-    NOT_FOUND,
-    PROPOSAL_EXPIRED,
-    REPEATED_FAILURE,
-    SECRET_DETECTED,
-    TOO_MANY_PENDING,
-    TOOL_ERROR_CODES,
-    UNAVAILABLE,
-    VERSION_CONFLICT,
-    CodedError,
-)
+from apps.common.errors import INVALID_ARGUMENT, TOOL_ERROR_CODES, CodedError
 
 # JSON-RPC codes for refusals made before the MCP server sees the request.
 # They sit in the implementation-defined band the MCP spec leaves to servers

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from apps.common.errors import TOOL_ERROR_CODES
 from apps.consent.models import Proposal
 from apps.consent.services import proposal_ignore
-from apps.mcp_server.errors import TOOL_ERROR_CODES
 from tests.mcp_server.rpc import call, post
 
 pytestmark = pytest.mark.django_db

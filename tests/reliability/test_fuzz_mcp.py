@@ -23,10 +23,10 @@ from mcp_types import CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY
 from mcp_types.methods import SPEC_CLIENT_METHODS, SPEC_CLIENT_NOTIFICATION_METHODS
 from mcp_types.version import KNOWN_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
+from apps.common.errors import TOOL_ERROR_CODES
 from apps.consent import scopes
 from apps.mcp_server import catalog
 from apps.mcp_server.admission import DEFERRED_METHODS
-from apps.mcp_server.errors import TOOL_ERROR_CODES
 from apps.mcp_server.tools.context import profile_snapshot
 from tests.mcp_server.conftest import make_fact, share
 from tests.mcp_server.rpc import ACCEPT, call, post, rpc

@@ -12,10 +12,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from apps.common.errors import INVALID_ARGUMENT, NOT_FOUND, VERSION_CONFLICT
 from apps.common.memo import BoundedMemo
 from apps.consent.models import Connection
 from apps.consent.selectors.visible_set import CategoryDigest, VisibleSetRead, visible_set_read
-from apps.mcp_server.errors import INVALID_ARGUMENT, NOT_FOUND, VERSION_CONFLICT, ToolError
+from apps.mcp_server.errors import ToolError
 from apps.mcp_server.tools.answer import Answer
 from apps.memory.models import Category
 from apps.retrieval.layer.searching import RESULT_MAX_BYTES  # SPEC M-6

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from apps.mcp_server.errors import INVALID_ARGUMENT, NOT_FOUND, UNAVAILABLE, VERSION_CONFLICT, ToolError
+from apps.common.errors import INVALID_ARGUMENT, NOT_FOUND, UNAVAILABLE, VERSION_CONFLICT
+from apps.mcp_server.errors import ToolError
 from apps.mcp_server.tools.answer import Answer
 from apps.retrieval.layer import Access, LayerError, external_grant, handle
 from apps.retrieval.layer.audiences import EXTERNAL

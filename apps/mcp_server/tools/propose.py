@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from apps.common.errors import UNAVAILABLE
 from apps.consent.services import ConsentError
 from apps.consent.services.proposals import ProposalError, proposal_submit
-from apps.mcp_server.errors import UNAVAILABLE, ToolError, tool_error
+from apps.mcp_server.errors import ToolError, tool_error
 from apps.mcp_server.tools.answer import Answer
 
 

@@ -202,7 +202,8 @@ def test_statements_per_page_of_a_linked_record_stay_constant(user):  # SPEC R-9
 
 
 def test_mcp_memory_read_pages_refuse_a_changed_link(user):  # SPEC R-10, M-6, M-8
-    from apps.mcp_server.errors import VERSION_CONFLICT, ToolError
+    from apps.common.errors import VERSION_CONFLICT
+    from apps.mcp_server.errors import ToolError
     from apps.mcp_server.tools.memory import memory_read
 
     todos = _todos(user, 400)
