@@ -1,8 +1,6 @@
 """The OAuth scopes backend that knows agents (django-oauth-toolkit's ``SCOPES_BACKEND_CLASS``, SPEC A-1).
 
-The rules stay in ``apps/oauth/scope_backend.py``; this adds only which
-applications staff registered as agents: those with an agent policy.
-"""
+The rules stay in ``apps/oauth/scope_backend.py``; this adds only which applications are agents."""
 
 from __future__ import annotations
 

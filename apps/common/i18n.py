@@ -1,11 +1,6 @@
 """Words a page repeats on every row, translated once per catalog rather than once per row (SPEC W-6).
 
-A long page shows the same category names, choice labels and badges hundreds
-of times; each lazy translation looks its catalog up again. ``once_per_catalog``
-keeps one result per active catalog. The key is the catalog object, not the
-language code, so a catalog loaded anew (translations compiled while the
-process runs, as the tests do) never meets a result made from the old one.
-"""
+Kept per catalog object, not per language code, so a catalog loaded anew never meets an old result."""
 
 from __future__ import annotations
 

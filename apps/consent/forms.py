@@ -23,11 +23,7 @@ if TYPE_CHECKING:
 
 @once_per_catalog
 def category_choices() -> tuple[tuple[str, str], ...]:
-    """The categories with their names in the active language, translated once per language.
-
-    Pages at real size hold an edit form per fact and per suggestion (SPEC W-6):
-    translating every option of each again was a visible part of their time.
-    """
+    """The categories with their names in the active language, translated once per language (SPEC W-6)."""
     return tuple((code, str(label)) for code, label in Category.choices)
 
 

@@ -111,13 +111,7 @@ def token_families_purge(*, now: datetime) -> int:
 def oauth_tokens_purge() -> bool:
     """Delete expired authorization codes and dead tokens (SPEC J-1); return whether it ran.
 
-    Uses django-oauth-toolkit's own ``clear_expired()``. With refresh-token
-    reuse protection on, it keeps every revoked refresh token until
-    ``REFRESH_TOKEN_EXPIRE_SECONDS`` after its revocation, so a rotated token
-    replayed at any point of its family's life is still recognised and the
-    whole family revoked (SPEC A-3). That only holds while the keep-window is
-    at least the family's absolute lifetime (A-2): refuse to run otherwise.
-    """
+    Refuses to run while revoked refresh tokens are kept for less than a family's lifetime (SPEC A-2, A-3)."""
     keep_revoked_for = refresh_token_expire_timedelta()
     if not oauth2_settings.REFRESH_TOKEN_REUSE_PROTECTION or keep_revoked_for is None \
             or keep_revoked_for < settings.REFRESH_FAMILY_LIFETIME:

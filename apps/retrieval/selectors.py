@@ -30,14 +30,9 @@ class SearchError(CodedError):
 
 @dataclass(frozen=True)
 class SearchMatches:
-    """The ranked ids of one page of matches, best first.
+    """The ranked ids of one page of matches, best first: never the whole profile, only what matched.
 
-    ``has_more`` says more matches exist after this page. ``next_offset`` is
-    where the next page starts, or None when there is none to fetch: either
-    nothing is left, or the 10,000-match window is used up — then
-    ``window_exhausted`` is True and the query should be narrowed (SPEC S-2).
-    A page is never the whole profile, only what matched.
-    """
+    ``next_offset`` is None when nothing is left or the 10,000-match window is used up (``window_exhausted``: S-2)."""
 
     ids: tuple[int, ...]
     offset: int
@@ -64,12 +59,7 @@ def search_visible_matches(*, owner_id: int, visible: QuerySet[Fact], query: str
                            limit: int) -> SearchMatches:
     """The ids of the facts among ``visible`` (the owner's) whose label or value matches ``query``, by rank.
 
-    Raises ``SearchError("invalid_argument", …)`` for a query longer than 200
-    characters or without any term, an offset outside 0 … 10,000, or a limit
-    outside 1 … 10. The window is the first 10,000 matches in rank order. The
-    ids were visible when the statement ran; whoever reads the facts reads
-    them through the visibility rule again.
-    """
+    Bad query, offset or limit: ``SearchError("invalid_argument", …)``; readers re-apply the visibility rule."""
     _check(query, offset, limit)
     indexed_type(USER_PROFILE)  # the declaration must be loaded: no silent empty search
     # One row past the page (or past the window's end) tells whether more matches exist.

@@ -15,9 +15,7 @@ from apps.consent.models import AccessEvent, Connection
 def access_retention_cutoff() -> datetime:
     """Access events from before this moment are forgotten (SPEC J-1).
 
-    The daily prune deletes them; until it has run — and the local default
-    schedules none — every read leaves them out, so nothing depends on it (J-2).
-    """
+    Every read leaves them out whether or not the daily prune has run, so nothing depends on it (J-2)."""
     return clock.now() - timedelta(days=settings.ACCESS_EVENT_RETENTION_DAYS)
 
 

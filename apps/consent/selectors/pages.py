@@ -1,9 +1,6 @@
 """What each /me/ page shows: one read per page, a fixed number of queries.
 
-These are the page selectors (HackSoft style): they read, they never write,
-and every query is scoped to the person who asks. The visibility rule itself
-stays in ``apps.consent.selectors.visibility`` (SPEC C-1); here it is only explained.
-"""
+They read, never write, and every query is scoped to the person who asks; the rule is ``visibility`` (SPEC C-1)."""
 
 from __future__ import annotations
 
@@ -84,9 +81,7 @@ def connection_for(*, user: User, connection_id: int) -> Connection:
 def replay_notices(*, user: User) -> dict[int, object]:
     """application id → time of the latest token replay that revoked a token family (SPEC A-3).
 
-    The model is looked up by label: the pages read it, but ``consent`` must not
-    import ``oauth`` (dependencies point ``oauth → consent``).
-    """
+    The model is looked up by label: ``consent`` must not import ``oauth`` (dependencies point ``oauth → consent``)."""
     token_family = django_apps.get_model("oauth", "TokenFamily")
     rows = (
         token_family.objects.filter(user=user, revoked_reason__in=REPLAY_REASONS, revoked_at__isnull=False)
@@ -240,9 +235,7 @@ def connection_page(
 ) -> dict[str, Any]:
     """Everything on one connection's page, in a fixed number of queries whatever the counts (SPEC W-3, W-6).
 
-    ``query``: the page's GET parameters (filter and page numbers); ``draft``: the person's unsaved
-    sharing choices, fact id → (ticked, version shown).
-    """
+    ``query``: the page's GET parameters; ``draft``: unsaved sharing choices, fact id → (ticked, version shown)."""
     query = query if query is not None else {}
     connection = connection_for(user=user, connection_id=connection_id)
     page = {

@@ -30,12 +30,9 @@ def connection_categories(connection: Connection) -> list[str]:
 
 
 def visible_facts(*, connection: Connection) -> QuerySet[Fact]:
-    """Facts this connection may see right now, in a stable order (SPEC C-1).
+    """Facts this connection may see right now, in a stable order (SPEC C-1, C-2).
 
-    All must hold: same owner; active; category granted and shareable; not
-    sensitive; confirmed; shared with this connection at the fact's current
-    version (an edit since sharing hides it, SPEC C-2).
-    """
+    Same owner, active, category granted and shareable, not sensitive, confirmed, shared at its current version."""
     if connection.revoked_at is not None:
         return Fact.objects.none()
     return visible_query(connection.user_id, connection_categories(connection), connection.pk)
@@ -55,10 +52,7 @@ def visible_query(owner_id: int, categories: list[str], connection_id: int) -> Q
 def visible_counts(*, connections: Sequence[Connection]) -> dict[int, int]:
     """connection id → ``visible_facts(connection).count()``, for many connections in one query.
 
-    The rule of ``visible_query`` read from the shares' side: per connection and
-    category, its shares at the fact's current version of the owner's shareable
-    facts; then only the connection's own categories count.
-    """
+    The rule of ``visible_query`` read from the shares' side (docs/design.md)."""
     live = {c.pk: set(connection_categories(c)) for c in connections if c.revoked_at is None}
     rows = (
         FactShare.objects.filter(

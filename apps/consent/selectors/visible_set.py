@@ -1,9 +1,6 @@
 """The visible set as one call reads it: digests per category and a window of facts (SPEC C-1, M-4).
 
-The fast path of the visibility rule: statements compiled once from
-``visibility.visible_query`` itself, and on PostgreSQL one statement that sums
-up the whole set in the database, so the rule stays written once.
-"""
+The visibility rule's fast path, compiled from ``visibility.visible_query`` so the rule stays written once."""
 
 from __future__ import annotations
 
@@ -39,14 +36,7 @@ WINDOW_FIELDS = ("id", "category", "label", "value", "version", "updated_at")
 def visible_fact_values(*, connection: Connection, fields: tuple[str, ...]) -> list[tuple[Any, ...]]:
     """``visible_facts(connection).values_list(*fields)``, run from SQL compiled once per shape.
 
-    The assistant path reads the visible set on every call, and compiling the
-    queryset cost more CPU than running it (docs/performance.md). The
-    statement is compiled from ``visible_query`` itself, with stand-in values that
-    no real row can have, so the rule above stays written once; each call
-    binds the connection's own values to it and reads the database afresh.
-    Falls back to the queryset whenever the compiled form does not carry each
-    stand-in exactly once as a parameter.
-    """
+    Compiled from ``visible_query`` with stand-ins; the queryset runs instead when they do not bind cleanly."""
     if connection.revoked_at is not None:
         return []
     categories = connection_categories(connection)
@@ -87,11 +77,7 @@ def _compiled_visible(
 class CategoryDigest:
     """The visible facts of one category, summed up (SPEC M-4, M-5).
 
-    ``fingerprint`` is 16 lowercase hex: the XOR, over the category's visible
-    facts, of a 64-bit hash of each fact's id, version, updated_at, label and value. XOR
-    does not depend on the order the rows are read in, so the database sums
-    them up without sorting.
-    """
+    ``fingerprint``: 16 lowercase hex, the XOR of each visible fact's 64-bit hash, whatever the rows' order."""
 
     category: str
     count: int
@@ -103,11 +89,7 @@ class CategoryDigest:
 class VisibleSetRead:
     """What one read of the visible set returns (SPEC C-1).
 
-    ``categories``: one digest per category that has visible facts, by
-    category code. ``rows``: ``WINDOW_FIELDS`` of the facts asked for —
-    a window in id order, or the visible ones among given ids — by id, with
-    ``updated_at`` as shown (``shown_time``).
-    """
+    ``categories``: a digest per category with visible facts, by code; ``rows``: the facts' ``WINDOW_FIELDS``."""
 
     categories: tuple[CategoryDigest, ...]
     rows: tuple[tuple[Any, ...], ...]
@@ -129,15 +111,7 @@ def visible_set_read(
 ) -> VisibleSetRead:
     """The category digests of the whole visible set and some of its facts, in ONE statement.
 
-    The facts are the ``limit`` (``None``: all) visible facts from ``offset`` on in id order,
-    or — when ``ids`` is given — the visible facts among ``ids``. On
-    PostgreSQL everything that grows with the set (count, digests, latest
-    change, the window's LIMIT/OFFSET) is computed by the database, so the
-    Python work is the window's size, and the digests are summed up only
-    when the set's sources changed since this process last read them (their
-    change stamps, ``_STAMP``; docs/mcp.md); elsewhere (SQLite, local
-    development) the same values are computed here from the whole set.
-    """
+    The facts: ``limit`` (``None``: all) from ``offset`` on in id order, or the visible ones among ``ids``."""
     if connection.revoked_at is not None:
         return EMPTY_READ
     categories = connection_categories(connection)
@@ -204,9 +178,7 @@ _SHOWN_LATEST, _SHOWN_TIME = _SHOWN.format('max(v."updated_at")'), _SHOWN.format
 def _set_statement(database: str, category_count: int, by_ids: bool) -> tuple[str, tuple[Any, ...]] | None:
     """The PostgreSQL statement of ``visible_set_read``, both parts compiled from ``visible_query``.
 
-    Returned with its two compiled parts, whose parameters (stand-ins to
-    bind) come first, then either ``limit, offset`` or the id array.
-    """
+    Returned with its two parts; parameters: the stand-ins first, then ``limit, offset`` or the id array."""
     narrow = _compiled_visible(database, category_count, ("id", "category", "version", "updated_at", "label", "value"),
                                False)
     wide = _compiled_visible(database, category_count, WINDOW_FIELDS, True)
@@ -245,11 +217,7 @@ def visible_set_of(rows: Sequence[tuple[Any, ...]], *, offset: int = 0, limit: i
                    ids: Sequence[int] | None = None) -> VisibleSetRead:
     """``visible_set_read`` computed here from the whole set's ``WINDOW_FIELDS`` rows.
 
-    A fact's 64-bit hash is the first 8 bytes of the SHA-256 of the JSON list
-    ``[id, version, updated_at in microseconds since the epoch, label, value]``
-    (not the database's function, so digests differ between databases, never
-    within one).
-    """
+    A fact's hash: the first 8 bytes of the SHA-256 of its JSON ``[id, version, updated_at µs, label, value]``."""
     ordered = sorted(rows, key=lambda row: row[0])
     groups: dict[str, tuple[int, int, datetime]] = {}
     for fid, category, label, value, version, updated_at in ordered:

@@ -30,12 +30,7 @@ def access_event_record(*, connection: Connection, tool: str, facts: Iterable[tu
 def access_events_prune(*, older_than: datetime, batch_size: int = PRUNE_BATCH_SIZE) -> int:
     """Delete access events recorded before ``older_than``; return how many were deleted.
 
-    Deletes in short batches, each its own transaction, so a large backlog
-    never holds a long lock on the table the MCP tools write to; a run that
-    stops half way leaves only whole batches deleted, and the next run
-    finishes the job. Running it twice is harmless: a run that finds another
-    one in progress returns 0 at once.
-    """
+    Short batches, each its own transaction; a run that finds another one in progress returns 0 at once."""
     deleted = 0
     with exclusive("ops.access_events_prune") as acquired:
         if not acquired:

@@ -122,9 +122,7 @@ def _attrs(attrs: dict) -> str:
 def control(field):
     """A form field's input, the HTML Django's widget templates write, without their cost per field (SPEC W-6).
 
-    A page at real size holds hundreds of inputs (SPEC W-6) and each widget template costs about a
-    millisecond, so the HTML is joined from escaped text. Covers select, textarea, checkbox, inputs.
-    """
+    Covers select, textarea, checkbox and the other inputs, joined from escaped text."""
     widget = field.field.widget
     attrs = field.build_widget_attrs(dict(widget.attrs))
     if field.auto_id and "id" not in attrs:
@@ -155,10 +153,7 @@ def control(field):
 def field_rows(form) -> list[dict]:
     """The form's visible fields as plain data for the page's own markup (``me/_form_fields.html``).
 
-    The template reads each field once, from a dict, instead of walking ``BoundField``
-    attributes several times per field: with an edit form per fact and per suggestion,
-    those lookups were most of a page's time (SPEC W-6).
-    """
+    Each field is read once, into a dict, rather than through ``BoundField`` several times (SPEC W-6)."""
     rows = []
     for field in form.visible_fields():
         errors = field.errors

@@ -1,5 +1,3 @@
 """The tools' and resources' handlers, one module per tool family; the catalog names them (SPEC M-2).
 
-Each handler takes the grant and the arguments the catalog's schema already
-validated, and returns an ``answer.Answer``; failures are ``ToolError`` values.
-"""
+Each takes the grant and the arguments its schema validated; returns an ``answer.Answer`` or a ``ToolError``."""

@@ -1,5 +1,3 @@
 """Serving /mcp: the ASGI entry point, the Django view, the MCP SDK server and its transport, CORS, ORM threads.
 
-The pipeline each call goes through (admission, dispatch, guard, arguments,
-errors, responses) sits at the top of the app.
-"""
+Each call's pipeline (admission, dispatch, guard, arguments, errors, responses) sits at the top of the app."""

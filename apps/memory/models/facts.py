@@ -49,11 +49,7 @@ class FactStatus(models.TextChoices):
 def shareable_lookups(path: str = "") -> dict:
     """What a fact must be to be shared with any assistant at all: active, not sensitive, confirmed.
 
-    The fact's part of SPEC C-1 (the category granted and the share at the
-    current version are the consent app's part). ``path`` reaches the fact
-    from another model: ``"fact__"`` from a share. Lookups, not a ``Q``, so a
-    caller's one ``filter()`` call holds them with its own conditions.
-    """
+    The fact's part of SPEC C-1, as lookups for a caller's one ``filter()``; ``path``: ``"fact__"`` from a share."""
     return {f"{path}status": FactStatus.ACTIVE, f"{path}sensitive": False, f"{path}certainty": Certainty.CONFIRMED}
 
 

@@ -109,10 +109,7 @@ class BaseSearchBackend:
     def vector_scope_sql(self, *, owner_id: int, scopes: Sequence[SearchScope], model: str) -> tuple[str, list] | None:
         """The statement naming the rows whose meaning vectors a search may compare (SPEC S-4, R-5).
 
-        The same owner and scope clause as the keyword statement: only fields
-        the caller may read, of records it may see, ever reach the comparison.
-        It selects each row's id and change stamp, nothing else.
-        """
+        The keyword statement's owner and scope clause; it selects each row's id and change stamp only."""
         scope = self._scope_clause(scopes)
         if scope is None:
             return None
