@@ -151,13 +151,47 @@ def _report(result: dict, seconds: float) -> None:
             print(f"  {m['outcome']}  {m['module']}: {m['what']}")
 
 
+def _side_by_side(names: list[str], jobs: int, flags: list[str]) -> int:
+    """Each area in a process of its own, ``jobs`` at a time, the largest first; each one's report when it ends.
+
+    An area's mutants run one after another (cosmic-ray's local distributor), so on a machine with several
+    CPUs the areas share them: the whole run takes about as long as its largest area's share of the work.
+    """
+    with tempfile.TemporaryDirectory(prefix="lifeos-mutate-") as folder:
+        sizes = {name: _init(_copy(Path(folder) / name), name, AREAS[name], 60)[2] for name in names}
+    waiting = sorted(names, key=sizes.__getitem__, reverse=True)
+    running: dict[str, tuple[subprocess.Popen, object]] = {}
+    failed = 0
+    while waiting or running:
+        while waiting and len(running) < jobs:
+            name = waiting.pop(0)
+            log = tempfile.TemporaryFile(mode="w+")
+            process = subprocess.Popen([sys.executable, "-m", "tests.mutation", name, *flags], cwd=ROOT,
+                                       stdout=log, stderr=subprocess.STDOUT)
+            running[name] = (process, log)
+        time.sleep(1)
+        for name, (process, log) in list(running.items()):
+            if process.poll() is None:
+                continue
+            del running[name]
+            log.seek(0)
+            print(log.read(), end="", flush=True)
+            log.close()
+            failed += process.returncode != 0
+    return 1 if failed else 0
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.mutation")
     parser.add_argument("areas", nargs="*", choices=[[], *AREAS], help="default: every area")
     parser.add_argument("--list", action="store_true", help="only count each area's mutants")
     parser.add_argument("--named", action="store_true", help="only the written-out mutants (a few minutes)")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                        help="areas measured at once, each in its own copy and database (default: one per CPU)")
     args = parser.parse_args(argv)
     names = args.areas or list(AREAS)
+    if len(names) > 1 and args.jobs > 1 and not args.list:
+        return _side_by_side(names, args.jobs, ["--named"] if args.named else [])
     out = ROOT / "var" / "mutation"
     out.mkdir(parents=True, exist_ok=True)
     with contextlib.ExitStack() as stack:
