@@ -239,3 +239,22 @@ def test_revoked_reads_nothing(user):
     with CaptureQueriesContext(db) as captured:
         assert visible_set_read(connection=connection, offset=0, limit=5) == EMPTY_READ
     assert captured.captured_queries == []
+
+
+# SPEC C-1, M-7: a window is the id-ordered one whatever order the database keeps the rows in. An
+# UPDATE writes a row's new version after the others, and with index scans and merge joins off (for
+# this test's transaction only) PostgreSQL reads both tables in stored order: without its ORDER BY the
+# statement would return the first fact last.
+def test_window_follows_ids_not_the_order_rows_are_stored_in(user):
+    connection, facts = profile(user, 6)
+    first = facts[0].pk
+    with db.cursor() as cursor:
+        cursor.execute("UPDATE memory_fact SET label = label WHERE id = %s", [first])
+        cursor.execute("UPDATE consent_factshare SET fact_version = fact_version WHERE fact_id = %s", [first])
+        if db.vendor == "postgresql":
+            for plan in ("mergejoin", "indexscan", "indexonlyscan", "bitmapscan"):
+                cursor.execute(f"SET LOCAL enable_{plan} = off")
+    window = visible_set_read(connection=connection, offset=0, limit=2)
+    assert [row[0] for row in window.rows] == [facts[0].pk, facts[1].pk]
+    rest = visible_set_read(connection=connection, offset=2, limit=None)
+    assert [row[0] for row in rest.rows] == [fact.pk for fact in facts[2:]]
