@@ -258,3 +258,4 @@ def test_window_follows_ids_not_the_order_rows_are_stored_in(user):
     assert [row[0] for row in window.rows] == [facts[0].pk, facts[1].pk]
     rest = visible_set_read(connection=connection, offset=2, limit=None)
     assert [row[0] for row in rest.rows] == [fact.pk for fact in facts[2:]]
+    assert [row[0] for row in visible_fact_values(connection=connection, fields=("id",))] == [f.pk for f in facts]
