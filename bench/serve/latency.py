@@ -15,7 +15,6 @@ import argparse
 import http.client
 import os
 import platform
-import signal
 import statistics
 import subprocess
 import sys
@@ -26,7 +25,7 @@ from pathlib import Path
 BASE_DIR = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(BASE_DIR))
 
-from tests.services import free_port  # noqa: E402 - needs sys.path above
+from tests.services import free_port, stop_process_group  # noqa: E402 - needs sys.path above
 
 
 def _serve(workers: int, keep_nagle: bool, static_root: str) -> tuple[subprocess.Popen, int]:
@@ -45,17 +44,8 @@ def _serve(workers: int, keep_nagle: bool, static_root: str) -> tuple[subprocess
                 return process, port
         except OSError:
             time.sleep(0.2)
-    _stop(process)
+    stop_process_group(process)
     raise RuntimeError("server did not start")
-
-
-def _stop(process: subprocess.Popen) -> None:
-    os.killpg(process.pid, signal.SIGTERM)
-    try:
-        process.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
 
 
 def _measure(port: int, requests: int) -> list[float]:
@@ -92,7 +82,7 @@ def main() -> None:
             try:
                 t = _measure(port, args.requests)
             finally:
-                _stop(process)
+                stop_process_group(process)
             print(f"| {workers} | {'off (uvicorn as is)' if keep_nagle else 'on'} | "
                   f"{statistics.median(t):.2f} | {_quantile(t, 0.9):.2f} | {_quantile(t, 0.99):.2f} |", flush=True)
 

@@ -6,8 +6,6 @@ can reach, so this runs only in the PostgreSQL pass, with a transactional test.
 
 from __future__ import annotations
 
-import os
-import signal
 import subprocess
 import uuid
 from datetime import timedelta
@@ -20,6 +18,7 @@ from django.utils import timezone
 
 from apps.consent.models import AccessEvent
 from tests.ops.conftest import BASE_DIR, PYTHON, make_connection, make_events, subprocess_env
+from tests.services import stop_process_group
 
 pytestmark = pytest.mark.production
 
@@ -47,12 +46,7 @@ def worker(redis_url, tmp_path):
         yield queue, log
     finally:
         # Warm shutdown, then make sure no child keeps a connection to the test database.
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
+        stop_process_group(process)
 
 
 # SPEC J-1: beat's task, sent twice at once through Redis, runs in a worker process against
