@@ -26,7 +26,12 @@ def test_sharing_form_lists_shareable_facts_and_the_rest_apart(user, connection)
     make_fact(user, category="health", label="Allergy")  # never shareable
     make_fact(user, label="Salary", sensitive=True)
     make_fact(user, label="Maybe cats", certainty="guess")
-    body = client_for(user).get(f"/me/assistants/{connection.pk}/").content.decode()
+    client = client_for(user)
+    body = client.get(f"/me/assistants/{connection.pk}/").content.decode()
+    # SPEC W-6: the facts that cannot be shared are counted; their list is one link away (no JavaScript needed).
+    assert f'href="?blocked=1#not-shareable">4 facts cannot be shared with' in body
+    assert "Marked sensitive." not in body
+    body = client.get(f"/me/assistants/{connection.pk}/?blocked=1").content.decode()
     assert f'name="share" value="{tea.pk}"' in body
     assert f'name="share" value="{goal.pk}"' not in body
     assert "This assistant was not given access to Goals." in body
@@ -34,6 +39,15 @@ def test_sharing_form_lists_shareable_facts_and_the_rest_apart(user, connection)
     assert "Marked sensitive." in body
     assert "Only a guess" in body
     assert body.count('name="share"') == 1
+
+
+# SPEC W-6: the sharing form shows a long value cut to 140 characters, escaped; a short one whole.
+def test_sharing_form_cuts_long_values(user, connection):
+    long = make_fact(user, label="Notes", value="<b>" + "x" * 200)
+    short = make_fact(user, label="Short", value="y" * 140)
+    body = client_for(user).get(f"/me/assistants/{connection.pk}/").content.decode()
+    assert f'<span class="fact-value">&lt;b&gt;{"x" * 136}…</span>' in body, long.value
+    assert f'<span class="fact-value">{short.value}</span>' in body
 
 
 def test_save_sharing_selection(user, connection):

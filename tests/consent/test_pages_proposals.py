@@ -29,8 +29,8 @@ def propose(connection, **arguments):
     return proposal_submit(connection=connection, arguments={**defaults, **arguments})
 
 
-def page(user, connection):
-    return client_for(user).get(f"/me/assistants/{connection.pk}/").content.decode()
+def page(user, connection, query=""):
+    return client_for(user).get(f"/me/assistants/{connection.pk}/{query}").content.decode()
 
 
 def test_pending_proposal_is_shown_with_its_evidence(user, connection):
@@ -133,7 +133,8 @@ def test_expired_proposal_is_shown_as_expired_and_cannot_be_confirmed(user, conn
     proposal = propose(connection)
     clock.advance(timedelta(days=30, seconds=1))
     body = page(user, connection)
-    assert "No suggestions waiting for you." in body and "Expired" in body
+    assert "No suggestions waiting for you." in body and 'href="?earlier=1#earlier">Earlier suggestion (1)' in body
+    assert "Expired" in page(user, connection, "?earlier=1")  # SPEC W-6: decided ones are listed when asked for
     response = client_for(user).post(f"/me/proposals/{proposal.pk}/confirm/")
     assert response.status_code == 409
     assert not Fact.objects.exists()

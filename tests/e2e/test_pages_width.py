@@ -12,7 +12,13 @@ import pytest
 from django.contrib.auth import get_user_model
 from oauth2_provider.models import get_application_model
 
-from apps.consent.services import access_event_record, connection_authorize, proposal_submit, shares_set
+from apps.consent.services import (
+    access_event_record,
+    connection_authorize,
+    proposal_ignore,
+    proposal_submit,
+    shares_set,
+)
 from apps.memory.models import Category
 from apps.memory.services import fact_create
 from tests.e2e.test_pages_flow import LANGUAGES, PASSWORD, PHONE, log_in
@@ -46,6 +52,9 @@ def world(language: str) -> dict:
     for label, value in (("Blog", f"Blog: {URL}"), (CHINESE[:40], CHINESE[:300])):
         proposal_submit(connection=connection, arguments={
             "op": "add", "category": "habits", "label": label, "value": value, "evidence": f"Said {URL}"})
+    decided = proposal_submit(connection=connection, arguments={
+        "op": "add", "category": "habits", "label": CHINESE[:40], "value": f"{URL} {CHINESE}"[:300]})
+    proposal_ignore(proposal=decided, user=user)  # listed under the earlier suggestions
     return {"user": user, "application": application, "connection": connection}
 
 
@@ -71,12 +80,14 @@ def test_every_page_fits_a_phone(live_server, transactional_db, browser, artifac
         "facts-search": "/me/facts/?q=Blog",
         "assistants": "/me/assistants/",
         "assistant": f"/me/assistants/{data['connection'].pk}/",
+        # The parts listed on request: earlier suggestions and the facts that cannot be shared.
+        "assistant-listed": f"/me/assistants/{data['connection'].pk}/?earlier=1&blocked=1",
         "consent": authorize_url(data["application"].client_id, challenge, redirect_uri=REDIRECT),
     }
     wide = {}
     for name, path in pages.items():
         page.goto(base + path)
-        # Open every disclosure, so what hides inside (edit forms, earlier suggestions) is measured too.
+        # Open every disclosure, so what hides inside (edit forms) is measured too.
         page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
         page.screenshot(path=str(artifacts / f"{language}-phone-{name}.png"), full_page=True)
         wide[name] = overflow(page)

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 # SPEC W-6 (home)
 FACTS_PER_PAGE = 20  # each fact carries its edit form
 SHARES_PER_PAGE = 40
+SHARE_VALUE_CHARS = 140  # a fact's value on the sharing form, up to 300 in full
 BLOCKED_LIMIT = 50  # facts listed by name under "cannot be shared"; the rest are counted
 
 _ORDER = Case(*(When(category=code, then=Value(index)) for index, code in enumerate(Category.values)),
@@ -61,9 +62,14 @@ def by_state(queryset: QuerySet[Fact], state: str, shares: QuerySet[FactShare]) 
     return queryset
 
 
-def page_of(queryset: QuerySet[Any], number: int | str | None, per_page: int) -> Page[Any]:
-    """One page; a number past the end shows the last, anything else the first."""
-    return Paginator(queryset, per_page).get_page(number)
+def page_of(queryset: QuerySet[Any], number: int | str | None, per_page: int, *, count: int | None = None) -> Page[Any]:
+    """One page; a number past the end shows the last, anything else the first.
+
+    ``count``: the rows' number when an earlier statement already counted them (no ``COUNT`` of its own)."""
+    paginator = Paginator(queryset, per_page)
+    if count is not None:
+        paginator.count = count  # type: ignore[misc]  # a cached_property, set before it is first read
+    return paginator.get_page(number)
 
 
 def page_holding(queryset: QuerySet[Fact], fact: Fact, per_page: int) -> int:
@@ -144,6 +150,12 @@ class ShareRow:
     fact: Fact
     shared_version: int | None
     ticked: bool = False  # as the form shows it: the person's unsaved choice, else what is shared
+
+    @property
+    def short_value(self) -> str:
+        """The value cut to ``SHARE_VALUE_CHARS`` with an ellipsis: the label says which fact it is."""
+        value = self.fact.value
+        return value if len(value) <= SHARE_VALUE_CHARS else value[: SHARE_VALUE_CHARS - 1] + "…"
 
     @property
     def shared(self) -> bool:

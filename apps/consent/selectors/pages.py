@@ -38,8 +38,8 @@ if TYPE_CHECKING:
 
 # A replayed refresh token or authorization code revoked a token family (SPEC A-3).
 REPLAY_REASONS = ("refresh_replay", "code_replay")
-HISTORY_PER_PAGE = 10
-ITEMS_PER_EVENT = 10  # facts listed per event: one call may send thousands
+HISTORY_PER_PAGE = 5  # a phone screen or two; the pager and the download have the rest
+ITEMS_PER_EVENT = 5  # facts listed per event: one call may send thousands
 PROPOSALS_PER_PAGE = 10
 
 # Plain words for the tools that send facts (SPEC M-2, D-8); unknown tools show their name.
@@ -187,21 +187,38 @@ class ProposalItem:
 
 
 def proposal_pages(
-    *, connection: Connection, shared: dict[int, int], waiting: int | str | None = 1, earlier: int | str | None = 1,
-) -> tuple[Page[Any], Page[Any]]:
-    """(needing attention: pending and conflicts; decided: confirmed, ignored, expired), newest first, paged.
+    *, connection: Connection, shared: dict[int, int], waiting: int | str | None = 1, earlier: int | str | None = None,
+) -> dict[str, Any]:
+    """The suggestions part: the counts, the page needing attention (pending and conflicts) and, when asked
+    for (``earlier``), the page of decided ones (confirmed, ignored, expired), newest first.
 
     A pending proposal past its expiry counts as expired even before the sweep ran (SPEC P-6, J-2).
+    Three statements at most: the counts in one, then each page shown.
     """
     now = clock.now()
     proposals = (Proposal.objects.filter(connection=connection).select_related("target_fact", "result_fact")
                  .order_by("-created_at", "-id"))
-    attention = Q(status=Proposal.Status.PENDING, expires_at__gt=now) | Q(status=Proposal.Status.CONFLICT)
-    pages = (page_of(proposals.filter(attention), waiting, PROPOSALS_PER_PAGE),
-             page_of(proposals.exclude(attention), earlier, PROPOSALS_PER_PAGE))
-    for page in pages:
+    pending = Q(status=Proposal.Status.PENDING, expires_at__gt=now)
+    attention = pending | Q(status=Proposal.Status.CONFLICT)
+    counts = Proposal.objects.filter(connection=connection).aggregate(
+        attention=Count("id", filter=attention), decided=Count("id", filter=~attention),
+        pending=Count("id", filter=pending), newest=Max("id", filter=pending))
+
+    def items(page: Page[Any]) -> Page[Any]:
         page.object_list = [ProposalItem(p, p.status_at(now), p.target_fact_id in shared) for p in page.object_list]
-    return pages
+        return page
+
+    decided = earlier not in (None, "") and counts["decided"]
+    return {
+        "open_proposals": items(page_of(proposals.filter(attention), waiting, PROPOSALS_PER_PAGE,
+                                        count=counts["attention"])),
+        # Decided suggestions are history: listed only when asked for, so a long past costs the page nothing.
+        "closed_proposals": items(page_of(proposals.exclude(attention), earlier, PROPOSALS_PER_PAGE,
+                                          count=counts["decided"])) if decided else None,
+        "decided_count": counts["decided"],
+        "pending_count": counts["pending"],
+        "newest_pending": counts["newest"],
+    }
 
 
 def sharing_part(
@@ -219,12 +236,14 @@ def sharing_part(
     ]
     granted = set(visibility.connection_categories(connection))
     blocked = fact_lists.not_shareable(connection)
+    # Listed only when asked for: they cannot be ticked, so a long list would only weigh the page down.
+    listed = blocked[:BLOCKED_LIMIT] if query.get("blocked") else []
     return {
         "share_filter": form,
         "share_filters": filters,
         "share_page": page,
         "share_offered": bool(page.paginator.count) or any(filters.values()),
-        "blocked_rows": [BlockedRow(fact, blocked_reasons(fact, granted)) for fact in blocked[:BLOCKED_LIMIT]],
+        "blocked_rows": [BlockedRow(fact, blocked_reasons(fact, granted)) for fact in listed],
         "blocked_count": blocked.count(),
         "unsaved": sum(1 for fid, (ticked, version) in draft.items() if ticked != (shared.get(fid) == version)),
     }
@@ -246,9 +265,6 @@ def connection_page(
     if connection.is_active:
         shared = visibility.shares_for(connection=connection)
         page.update(sharing_part(connection=connection, shared=shared, query=query, draft=draft or {}))
-        page["open_proposals"], page["closed_proposals"] = proposal_pages(
-            connection=connection, shared=shared, waiting=query.get("suggestions"), earlier=query.get("earlier"))
-        waiting = Proposal.objects.filter(connection=connection, status=Proposal.Status.PENDING,
-                                          expires_at__gt=clock.now()).aggregate(count=Count("id"), newest=Max("id"))
-        page["pending_count"], page["newest_pending"] = waiting["count"], waiting["newest"]
+        page.update(proposal_pages(connection=connection, shared=shared, waiting=query.get("suggestions"),
+                                   earlier=query.get("earlier")))
     return page

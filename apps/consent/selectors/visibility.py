@@ -54,9 +54,13 @@ def visible_counts(*, connections: Sequence[Connection]) -> dict[int, int]:
 
     The rule of ``visible_query`` read from the shares' side (docs/design.md)."""
     live = {c.pk: set(connection_categories(c)) for c in connections if c.revoked_at is None}
+    owners = {c.user_id for c in connections}
+    if len(owners) > 1:
+        raise ValueError("visible_counts reads one person's connections")
+    # The owner as a constant rather than a join to the connection: one table fewer for the planner.
     rows = (
         FactShare.objects.filter(
-            **shareable_lookups("fact__"), connection_id__in=live, fact__owner_id=F("connection__user_id"),
+            **shareable_lookups("fact__"), connection_id__in=live, fact__owner_id__in=owners,
             fact_version=F("fact__version"),
         )
         .values_list("connection_id", "fact__category").annotate(n=Count("id")).order_by()

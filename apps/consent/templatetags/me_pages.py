@@ -96,11 +96,13 @@ def row_url(name: str, pk) -> str:
 
 
 @register.simple_tag(takes_context=True)
-def page_link(context, name: str, number, anchor: str = "") -> str:
-    """The current page's address with ``name=number`` (the other filters and page numbers kept)."""
+def page_link(context, name: str, number, anchor: str = "", keep_first: bool = False) -> str:
+    """The current page's address with ``name=number`` (the other filters and page numbers kept).
+
+    Page 1 is left out of the address unless ``keep_first``: for a part shown only when its parameter is there."""
     query = context["request"].GET.copy()
     query.pop(name, None)
-    if number not in (None, "", 1):
+    if number not in (None, "") and (keep_first or number not in (1, "1")):
         query[name] = number
     encoded = query.urlencode()
     return (f"?{encoded}" if encoded else "?") + (f"#{anchor}" if anchor else "")
