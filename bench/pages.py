@@ -80,9 +80,8 @@ def _percentile(values: list[float], share: float) -> float:
 
 def measure_pages(requests: int = 40) -> dict:
     """Seed the person, then time every page; returns page → figures."""
-    from django.test import Client, override_settings
-
     from django.db import connection as db
+    from django.test import Client, override_settings
 
     started = time.monotonic()
     user = _person()

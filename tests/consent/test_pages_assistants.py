@@ -29,7 +29,7 @@ def test_sharing_form_lists_shareable_facts_and_the_rest_apart(user, connection)
     client = client_for(user)
     body = client.get(f"/me/assistants/{connection.pk}/").content.decode()
     # SPEC W-6: the facts that cannot be shared are counted; their list is one link away (no JavaScript needed).
-    assert f'href="?blocked=1#not-shareable">4 facts cannot be shared with' in body
+    assert 'href="?blocked=1#not-shareable">4 facts cannot be shared with' in body
     assert "Marked sensitive." not in body
     body = client.get(f"/me/assistants/{connection.pk}/?blocked=1").content.decode()
     assert f'name="share" value="{tea.pk}"' in body

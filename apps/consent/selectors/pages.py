@@ -227,7 +227,10 @@ def sharing_part(
     """The sharing form: one page of the offered facts the filter selects, ticked as the person left them."""
     form = FactFilterForm(query, categories=visibility.connection_categories(connection))
     filters = form.values()
-    page = page_of(fact_lists.sharing_choices(connection, filters), query.get("page"), fact_lists.SHARES_PER_PAGE)
+    offered, blocked_count = fact_lists.offer_counts(connection)
+    shown = fact_lists.sharing_choices(connection, filters).only(*fact_lists.SHARE_ROW_FIELDS)
+    page = page_of(shown, query.get("page"), fact_lists.SHARES_PER_PAGE,
+                   count=None if any(filters.values()) else offered)
     page.object_list = [
         ShareRow(
             fact, shared.get(fact.pk), draft[fact.pk][0] if fact.pk in draft else shared.get(fact.pk) == fact.version
@@ -244,7 +247,7 @@ def sharing_part(
         "share_page": page,
         "share_offered": bool(page.paginator.count) or any(filters.values()),
         "blocked_rows": [BlockedRow(fact, blocked_reasons(fact, granted)) for fact in listed],
-        "blocked_count": blocked.count(),
+        "blocked_count": blocked_count,
         "unsaved": sum(1 for fid, (ticked, version) in draft.items() if ticked != (shared.get(fid) == version)),
     }
 
