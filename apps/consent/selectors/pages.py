@@ -161,7 +161,8 @@ def history_page(*, connection: Connection, number: int | str | None = 1) -> Pag
     page = page_of(events, number, HISTORY_PER_PAGE)
     sent = {event.pk: [pair for pair in event.facts if _pair_ok(pair)] for event in page.object_list}
     ids = {int(pair[0]) for pairs in sent.values() for pair in pairs[:ITEMS_PER_EVENT]}
-    facts = Fact.objects.filter(owner_id=connection.user_id, pk__in=ids).in_bulk() if ids else {}
+    facts = (Fact.objects.filter(owner_id=connection.user_id, pk__in=ids).only("id", "label", "version", "status")
+             .in_bulk() if ids else {})  # what a history line shows
     page.object_list = [
         HistoryEvent(
             event,
