@@ -118,27 +118,25 @@ class BaseSearchBackend:
         """``search_sql`` where the database adds its own relevance, which costs far more per row than
         coverage (pg_trgm's ``similarity`` builds both texts' trigrams on every call).
 
-        The records are ordered by the shared score without the relevance (``r``); the first
-        ``RELEVANCE_DEPTH`` get the whole score, as one pass gave every match, and come first; the rest
-        follow by the shared score. A score only grows with the relevance, so the list stays best first;
-        with no more than ``RELEVANCE_DEPTH`` matches the order is one pass's exactly.
+        PostgreSQL's SQL (``array_agg``, ``unnest``). The records are ordered by the shared score without
+        the relevance (``r``); the first ``RELEVANCE_DEPTH`` get the whole score, as one pass gave every
+        match, and come first; the rest follow by the shared score. A score only grows with the relevance,
+        so the list stays best first; with no more than ``RELEVANCE_DEPTH`` matches the order is one pass's.
         """
         having, having_params = [], []
         for term in terms:
             contains_sql, contains_params = self.contains(term)
             having.append(f"MAX(CASE WHEN {contains_sql} THEN 1 ELSE 0 END) = 1")
             having_params += contains_params
-        # The top records' rows again, by record: they are visible (``r`` found them), so only the readable
-        # fields and the match are asked again, through the unique (type, record, field) index.
+        owner = f"p.owner_id = {self.owner_placeholder()}"
+        # A record must hold every term: a term no readable field of the owner's holds ends the search
+        # before any row is scored (``the`` is in thousands of rows, ``user`` often in none). Each is asked
+        # once, by the index; without the records' rule, which would cost more to plan than to run.
         fields, fields_params = [], []
         for each in scopes:
             if each.fields:
                 fields.append(f"(p.resource_type = %s AND p.field IN ({', '.join(['%s'] * len(each.fields))}))")
                 fields_params += [each.resource_type, *each.fields]
-        owner = f"p.owner_id = {self.owner_placeholder()}"
-        # A record must hold every term: a term no readable field of the owner's holds ends the search
-        # before any row is scored (``the`` is in thousands of rows, ``user`` often in none). Each is asked
-        # once, by the index; without the records' rule, which would cost more to plan than to run.
         gates, gate_params = "", []
         for term in terms if len(terms) > 1 else ():
             term_sql, term_params = self.term_filter(term)
@@ -148,17 +146,19 @@ class BaseSearchBackend:
         sql = (  # a SELECT with its WITH inside, as every search statement is read (a SELECT)
             "SELECT resource_type, record_id, score FROM ("
             f"WITH r AS (SELECT p.resource_type, p.record_id, ROUND(SUM({weight[0]} * {coverage[0]}) * {SCORE_SCALE})"
-            f" AS score FROM {self.table} p {join[0]} WHERE {owner} AND ({scope[0]}) AND ({match[0]}){gates}"
-            f" GROUP BY p.resource_type, p.record_id HAVING {' AND '.join(having)}),"
-            " top AS (SELECT resource_type, record_id FROM r ORDER BY score DESC, resource_type, record_id LIMIT %s),"
-            " ranked AS (SELECT p.resource_type, p.record_id,"
+            f" AS score, array_agg(p.id) AS ids FROM {self.table} p {join[0]} WHERE {owner} AND ({scope[0]})"
+            f" AND ({match[0]})"
+            f"{gates} GROUP BY p.resource_type, p.record_id HAVING {' AND '.join(having)}),"
+            " top AS (SELECT resource_type, record_id, ids FROM r ORDER BY score DESC, resource_type, record_id"
+            " LIMIT %s),"
+            # The top records' own matching rows again, by primary key: the same rows, whatever the planner knows.
+            " ranked AS (SELECT top.resource_type, top.record_id,"
             f" ROUND(SUM({weight[0]} * ({coverage[0]} + {extra[0]})) * {SCORE_SCALE}) AS score"
-            f" FROM top JOIN {self.table} p ON p.resource_type = top.resource_type AND p.record_id = top.record_id"
-            f" {join[0]} WHERE {owner} AND ({' OR '.join(fields)}) AND ({match[0]})"
-            " GROUP BY p.resource_type, p.record_id)"
+            f" FROM top CROSS JOIN LATERAL unnest(top.ids) AS own (id) JOIN {self.table} p ON p.id = own.id"
+            " GROUP BY top.resource_type, top.record_id)"
         )
         params = [*weight[1], *coverage[1], *join[1], owner_id, *scope[1], *match[1], *gate_params, *having_params,
-                  RELEVANCE_DEPTH, *weight[1], *coverage[1], *extra[1], *join[1], owner_id, *fields_params, *match[1]]
+                  RELEVANCE_DEPTH, *weight[1], *coverage[1], *extra[1]]
         sql += " SELECT resource_type, record_id, score, 0 AS tier FROM ranked"
         if offset + limit > RELEVANCE_DEPTH:  # else the page ends within the ranked records: the rest is never read
             sql += (" UNION ALL SELECT resource_type, record_id, score, 1 FROM r WHERE NOT EXISTS (SELECT 1 FROM top"
