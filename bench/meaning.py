@@ -99,6 +99,7 @@ def facts_scale(*, facts: int = 10_000, rounds: int = ROUNDS) -> dict:
     started = time.perf_counter()
     report = projection_rebuild()
     embed_s = round(time.perf_counter() - started, 1)
+    _settle()
     grant = types.SimpleNamespace(connection=connection)
     result = {"facts": facts, "rows_embedded": sum(d.unembedded + d.missing for d in report.types.values()),
               "rebuild_s": embed_s, "kinds": {}, "load_before": _load()}
@@ -117,6 +118,22 @@ def facts_scale(*, facts: int = 10_000, rounds: int = ROUNDS) -> dict:
     result["load_after"] = _load()
     assert settings.SEARCH_EMBEDDINGS, "meaning must be on for this measure"
     return result
+
+
+def _settle() -> None:
+    """Planner statistics and a vacuumed table, as autovacuum leaves them soon after a bulk load: else the
+    first searches measure autovacuum's own work and plans made without statistics."""
+    from django.db import connection
+
+    from apps.consent.models import FactShare
+    from apps.memory.models import Fact
+    from apps.retrieval.models import SearchProjection
+
+    if connection.vendor != "postgresql":
+        return
+    with connection.cursor() as cursor:
+        for model in (Fact, FactShare, SearchProjection):
+            cursor.execute(f"VACUUM ANALYZE {model._meta.db_table}")
 
 
 def layer_scale(*, users: int, rows_per_user: int, searched: int = 2, rounds: int = 10,

@@ -56,16 +56,17 @@ def _check(query: str, offset: int, limit: int) -> None:
 
 # SPEC S-1 (home)
 def search_visible_matches(*, owner_id: int, visible: QuerySet[Fact], query: str, offset: int,
-                           limit: int) -> SearchMatches:
+                           limit: int, visible_stamp: tuple[str, list[int]] | None = None) -> SearchMatches:
     """The ids of the facts among ``visible`` (the owner's) whose label or value matches ``query``, by rank.
 
+    ``visible_stamp``: ``SearchScope.stamp`` of ``visible`` (the consent selector ``visible_set_stamp``).
     Bad query, offset or limit: ``SearchError("invalid_argument", …)``; readers re-apply the visibility rule."""
     _check(query, offset, limit)
     indexed_type(USER_PROFILE)  # the declaration must be loaded: no silent empty search
     # One row past the page (or past the window's end) tells whether more matches exist.
     take = min(limit, OFFSET_MAX - offset)
     backend = get_search_backend()
-    scopes = [SearchScope(USER_PROFILE, EXTERNAL_FACT_FIELDS, visible)]
+    scopes = [SearchScope(USER_PROFILE, EXTERNAL_FACT_FIELDS, visible, stamp=visible_stamp)]
     # SPEC S-4: words and meaning, fused. The fused order's first ``offset + take + 1`` places need at
     # most that many keyword matches past the fused head (which holds at most 2 × DEPTH records).
     keyword = backend.search(owner_id=owner_id, query=query, scopes=scopes, offset=0,

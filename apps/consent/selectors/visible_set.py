@@ -213,6 +213,18 @@ _STAMP = "SELECT stamp FROM consent_visiblestamp WHERE kind = '%s' AND key = %%s
 _known_digests = BoundedMemo(4096)
 
 
+def visible_set_stamp(*, connection: Connection) -> tuple[str, list[int]] | None:
+    """SQL and parameters of a ``bigint[]`` that changes in the transaction of every write to the sources of
+    the connection's visible set (its owner's facts, its shares); None where the database keeps no stamps.
+
+    A reader that kept something derived from the set under this value may reuse it while the value is the
+    same and holds no NULL (a source written before the stamps existed). The connection's own categories and
+    state are the caller's to key by: they are read with the connection."""
+    if connections[router.db_for_read(Fact)].vendor != "postgresql":
+        return None
+    return f"ARRAY[({_STAMP % 'f'}), ({_STAMP % 's'})]", [connection.user_id, connection.pk]
+
+
 def visible_set_of(rows: Sequence[tuple[Any, ...]], *, offset: int = 0, limit: int | None = 0,
                    ids: Sequence[int] | None = None) -> VisibleSetRead:
     """``visible_set_read`` computed here from the whole set's ``WINDOW_FIELDS`` rows.

@@ -19,18 +19,24 @@ from apps.retrieval.models import SearchProjection
 # Trigram indexes (pg_trgm, FTS5 "trigram") can only serve terms this long.
 TRIGRAM = 3
 SCORE_SCALE = 1_000_000
+# SPEC S-3: the matches ranked with the database's own relevance, the best by coverage first; the
+# rest follow by coverage alone (docs/search.md "Matching and ranking").
+RELEVANCE_DEPTH = 200
 
 
 @dataclass(frozen=True)
 class SearchScope:
     """What a caller may search in one resource type.
 
-    ``fields``: the readable JSON Pointers; ``records``: the records it may see (queryset, or SQL and parameters).
+    ``fields``: the readable JSON Pointers; ``records``: the records it may see (queryset, or SQL and parameters);
+    ``stamp``: SQL and parameters of a ``bigint[]`` that takes a new value in the transaction of every write
+    that may change ``records`` (None: not known, and a search by meaning lists the rows in scope every time).
     """
 
     resource_type: str
     fields: tuple[str, ...]
     records: QuerySet | tuple[str, list]
+    stamp: tuple[str, list] | None = None
 
 
 @dataclass(frozen=True)
@@ -44,6 +50,8 @@ class BaseSearchBackend:
     vendor = ""
     table = SearchProjection._meta.db_table
     float_sql = "CAST(%s AS DOUBLE PRECISION)"
+    # Whether ``score_expression`` adds a relevance of the database's own (else it is 0).
+    has_relevance = False
 
     def __init__(self, using: str = "default") -> None:
         self.using = using
@@ -79,6 +87,11 @@ class BaseSearchBackend:
         extra_sql, extra_params = self.score_expression(terms, long_terms)
         join_sql, join_params = self.candidate_join(long_terms, short_terms)
         match_sql, match_params = self.candidate_filter(long_terms, short_terms)
+        if self.has_relevance:
+            return self._two_pass_sql(
+                owner_id=owner_id, terms=terms, scopes=scopes, scope=scope, weight=(weight_sql, weight_params),
+                coverage=(score_sql, score_params), extra=(extra_sql, extra_params), join=(join_sql, join_params),
+                match=(match_sql, match_params), offset=offset, limit=limit)
         having, having_params = [], []
         for term in terms:
             contains_sql, contains_params = self.contains(term)
@@ -101,6 +114,58 @@ class BaseSearchBackend:
         ]
         return sql, params
 
+    def _two_pass_sql(self, *, owner_id, terms, scopes, scope, weight, coverage, extra, join, match, offset, limit):
+        """``search_sql`` where the database adds its own relevance, which costs far more per row than
+        coverage (pg_trgm's ``similarity`` builds both texts' trigrams on every call).
+
+        PostgreSQL's SQL (``array_agg``, ``unnest``). The records are ordered by the shared score without
+        the relevance (``r``); the first ``RELEVANCE_DEPTH`` get the whole score, as one pass gave every
+        match, and come first; the rest follow by the shared score. A score only grows with the relevance,
+        so the list stays best first; with no more than ``RELEVANCE_DEPTH`` matches the order is one pass's.
+        """
+        having, having_params = [], []
+        for term in terms:
+            contains_sql, contains_params = self.contains(term)
+            having.append(f"MAX(CASE WHEN {contains_sql} THEN 1 ELSE 0 END) = 1")
+            having_params += contains_params
+        owner = f"p.owner_id = {self.owner_placeholder()}"
+        # A record must hold every term: a term no readable field of the owner's holds ends the search
+        # before any row is scored (``the`` is in thousands of rows, ``user`` often in none). Each is asked
+        # once, by the index; without the records' rule, which would cost more to plan than to run.
+        fields, fields_params = [], []
+        for each in scopes:
+            if each.fields:
+                fields.append(f"(p.resource_type = %s AND p.field IN ({', '.join(['%s'] * len(each.fields))}))")
+                fields_params += [each.resource_type, *each.fields]
+        gates, gate_params = "", []
+        for term in terms if len(terms) > 1 else ():
+            term_sql, term_params = self.term_filter(term)
+            gates += (f" AND EXISTS (SELECT 1 FROM {self.table} p WHERE {owner} AND ({' OR '.join(fields)})"
+                      f" AND {term_sql})")
+            gate_params += [owner_id, *fields_params, *term_params]
+        sql = (  # a SELECT with its WITH inside, as every search statement is read (a SELECT)
+            "SELECT resource_type, record_id, score FROM ("
+            f"WITH r AS (SELECT p.resource_type, p.record_id, ROUND(SUM({weight[0]} * {coverage[0]}) * {SCORE_SCALE})"
+            f" AS score, array_agg(p.id) AS ids FROM {self.table} p {join[0]} WHERE {owner} AND ({scope[0]})"
+            f" AND ({match[0]})"
+            f"{gates} GROUP BY p.resource_type, p.record_id HAVING {' AND '.join(having)}),"
+            " top AS (SELECT resource_type, record_id, ids FROM r ORDER BY score DESC, resource_type, record_id"
+            " LIMIT %s),"
+            # The top records' own matching rows again, by primary key: the same rows, whatever the planner knows.
+            " ranked AS (SELECT top.resource_type, top.record_id,"
+            f" ROUND(SUM({weight[0]} * ({coverage[0]} + {extra[0]})) * {SCORE_SCALE}) AS score"
+            f" FROM top CROSS JOIN LATERAL unnest(top.ids) AS own (id) JOIN {self.table} p ON p.id = own.id"
+            " GROUP BY top.resource_type, top.record_id)"
+        )
+        params = [*weight[1], *coverage[1], *join[1], owner_id, *scope[1], *match[1], *gate_params, *having_params,
+                  RELEVANCE_DEPTH, *weight[1], *coverage[1], *extra[1]]
+        sql += " SELECT resource_type, record_id, score, 0 AS tier FROM ranked"
+        if offset + limit > RELEVANCE_DEPTH:  # else the page ends within the ranked records: the rest is never read
+            sql += (" UNION ALL SELECT resource_type, record_id, score, 1 FROM r WHERE NOT EXISTS (SELECT 1 FROM top"
+                    " WHERE top.resource_type = r.resource_type AND top.record_id = r.record_id)")
+        sql += ") hits ORDER BY tier, score DESC, resource_type, record_id"
+        return sql + " LIMIT %s OFFSET %s", [*params, limit, offset]
+
     # --- Meaning vectors (SPEC S-4, R-5; apps.retrieval.vectors) -------------------------------
 
     # A row's change stamp: ``updated_at`` moves whenever its text (and so its vector) changes.
@@ -116,6 +181,16 @@ class BaseSearchBackend:
         sql = (f"SELECT p.id, {self.stamp_sql} FROM {self.table} p"
                f" WHERE p.owner_id = {self.owner_placeholder()} AND ({scope[0]}) AND p.vector_model = %s")
         return sql, [owner_id, *scope[1], model]
+
+    def scope_stamp_sql(self, *, owner_id: int, scopes: Sequence[SearchScope]) -> tuple[str, list] | None:
+        """SQL of a ``bigint[]`` that changes whenever ``vector_scope_sql``'s answer may have, or None where
+        the database keeps no such stamps (the scope is then listed on every search)."""
+        return None
+
+    def vector_scope_unless(self, cursor, scope: tuple[str, list], stamp: tuple[str, list],
+                            known: tuple[int, ...] | None) -> tuple[tuple, tuple[np.ndarray, np.ndarray] | None]:
+        """The stamp now and, unless it equals ``known``, ``vector_scope``'s answer (None: unchanged)."""
+        raise NotImplementedError
 
     def vector_scope(self, cursor, sql: str, params: list) -> tuple[np.ndarray, np.ndarray]:
         """Run ``vector_scope_sql``'s statement: (row ids, their stamps) as int64 arrays."""
@@ -181,6 +256,10 @@ class BaseSearchBackend:
     def contains(self, term: str) -> tuple[str, list]:
         """SQL that is true when ``p.text`` contains ``term`` (already normalized)."""
         raise NotImplementedError
+
+    def term_filter(self, term: str) -> tuple[str, list]:
+        """SQL true for a row of ``p`` containing ``term``, by the database's index where it can."""
+        return self.contains(term)
 
     def candidate_join(self, long_terms: list[str], short_terms: list[str]) -> tuple[str, list]:
         """Joins the candidate query needs (for example to a full-text table); may be empty."""

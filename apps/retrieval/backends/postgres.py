@@ -8,10 +8,11 @@ from __future__ import annotations
 import numpy as np
 from django.db import connections
 
-from apps.retrieval.backends.base import BaseSearchBackend, like_pattern
+from apps.retrieval.backends.base import TRIGRAM, BaseSearchBackend, like_pattern
 from apps.retrieval.models import SearchProjection
 
 TRIGRAM_INDEX = "projection_owner_text_trgm"
+PROJECTION_STAMPS = "retrieval_projectionstamp"  # owner → change stamp of their rows (migration 0006)
 EXTENSIONS = ("pg_trgm", "btree_gin")
 # The ``simple`` configuration does not stem or drop stop words: it treats English
 # and Chinese alike, and a whole-word hit ranks above a hit inside a word.
@@ -28,6 +29,7 @@ VECTOR_EXPRESSION = f"to_tsvector('{TS_CONFIG}'::regconfig, left(text, {RANKED_C
 # SPEC R-7 (home)
 class PostgresSearchBackend(BaseSearchBackend):
     vendor = "postgresql"
+    has_relevance = True  # ts_rank + similarity: ranked for the first RELEVANCE_DEPTH matches
 
     def owner_placeholder(self):
         # Typed as the column: btree_gin's operator classes have no cross-type operators, so
@@ -39,12 +41,35 @@ class PostgresSearchBackend(BaseSearchBackend):
     stamp_sql = "timestamptz_send(p.updated_at)"
 
     def vector_scope(self, cursor, sql, params):
-        # The ids and stamps of 20,000 rows as one bytea of big-endian int64 pairs: no per-row Python.
-        cursor.execute(f"SELECT string_agg(int8send(s.id) || s.stamp, ''::bytea)"
-                       f" FROM ({sql}) s (id, stamp)", params)
-        packed = cursor.fetchone()[0]
-        pairs = np.frombuffer(bytes(packed or b""), dtype=">i8").reshape(-1, 2).astype(np.int64)
-        return np.ascontiguousarray(pairs[:, 0]), np.ascontiguousarray(pairs[:, 1])
+        cursor.execute(f"SELECT {_PACKED} FROM ({sql}) s (id, stamp)", params)
+        return _pairs(cursor.fetchone()[0])
+
+    def scope_stamp_sql(self, *, owner_id, scopes):
+        # The stamps of each scope's records and of the owner's projection rows (migration 0006): the
+        # scope's rows, fields and vectors cannot change without one of them changing in the same transaction.
+        parts, params = [], []
+        for scope in scopes:
+            if not scope.fields:
+                continue
+            if scope.stamp is None:
+                return None
+            parts.append(f"({scope.stamp[0]})")
+            params += scope.stamp[1]
+        parts.append(f"ARRAY[(SELECT stamp FROM {PROJECTION_STAMPS} WHERE owner_id = %s)]")
+        return " || ".join(parts), [*params, owner_id]
+
+    def vector_scope_unless(self, cursor, scope, stamp, known):
+        # One statement, one snapshot: the stamps, then the rows unless the stamps are the known ones.
+        cursor.execute(
+            f"WITH k AS (SELECT {stamp[0]} AS now) SELECT k.now, NULL::bytea FROM k UNION ALL"
+            f" SELECT NULL, {_PACKED} FROM ({scope[0]}) s (id, stamp)"
+            " WHERE NOT EXISTS (SELECT 1 FROM k WHERE k.now = %s::bigint[])",
+            [*stamp[1], *scope[1], None if known is None else list(known)])
+        rows = cursor.fetchall()
+        now = tuple(next(row[0] for row in rows if row[0] is not None))
+        if known is not None and now == known:  # the database skipped the rows
+            return now, None
+        return now, _pairs(next(row[1] for row in rows if row[0] is None))
 
     def contains(self, term):
         # strpos is never served by the trigram index: used for the per-record check
@@ -53,6 +78,9 @@ class PostgresSearchBackend(BaseSearchBackend):
 
     def candidate_join(self, long_terms, short_terms):
         return "", []
+
+    def term_filter(self, term):
+        return self.candidate_filter([term], []) if len(term) >= TRIGRAM else self.contains(term)
 
     def candidate_filter(self, long_terms, short_terms):
         # LIKE '%term%' on a term of three or more characters is answered by the GIN
@@ -111,3 +139,12 @@ class PostgresSearchBackend(BaseSearchBackend):
                        " AND NOT attisdropped", [self.table, VECTOR_COLUMN])
         column_present = cursor.fetchone() is not None
         return [e for e in EXTENSIONS if e not in installed], None if row is None else row[0], column_present
+
+
+# The ids and stamps of 20,000 rows as one bytea of big-endian int64 pairs: no per-row Python.
+_PACKED = "string_agg(int8send(s.id) || s.stamp, ''::bytea)"
+
+
+def _pairs(packed) -> tuple[np.ndarray, np.ndarray]:
+    pairs = np.frombuffer(bytes(packed or b""), dtype=">i8").reshape(-1, 2).astype(np.int64)
+    return np.ascontiguousarray(pairs[:, 0]), np.ascontiguousarray(pairs[:, 1])
