@@ -129,20 +129,15 @@ class BaseSearchBackend:
             having.append(f"MAX(CASE WHEN {contains_sql} THEN 1 ELSE 0 END) = 1")
             having_params += contains_params
         owner = f"p.owner_id = {self.owner_placeholder()}"
-        # A record must hold every term: a term no readable field of the owner's holds ends the search
-        # before any row is scored (``the`` is in thousands of rows, ``user`` often in none). Each is asked
-        # once, by the index; without the records' rule, which would cost more to plan than to run.
-        fields, fields_params = [], []
-        for each in scopes:
-            if each.fields:
-                fields.append(f"(p.resource_type = %s AND p.field IN ({', '.join(['%s'] * len(each.fields))}))")
-                fields_params += [each.resource_type, *each.fields]
+        # A record must hold every term: a term no readable visible row holds ends the search before any
+        # row is scored (``the`` is in thousands of rows, ``user`` often in none). Each is asked once, under
+        # the records' rule: a word only in rows the caller may not see ends the search as a word in none does.
         gates, gate_params = "", []
         for term in terms if len(terms) > 1 else ():
             term_sql, term_params = self.term_filter(term)
-            gates += (f" AND EXISTS (SELECT 1 FROM {self.table} p WHERE {owner} AND ({' OR '.join(fields)})"
+            gates += (f" AND EXISTS (SELECT 1 FROM {self.table} p WHERE {owner} AND ({scope[0]})"
                       f" AND {term_sql})")
-            gate_params += [owner_id, *fields_params, *term_params]
+            gate_params += [owner_id, *scope[1], *term_params]
         sql = (  # a SELECT with its WITH inside, as every search statement is read (a SELECT)
             "SELECT resource_type, record_id, score FROM ("
             f"WITH r AS (SELECT p.resource_type, p.record_id, ROUND(SUM({weight[0]} * {coverage[0]}) * {SCORE_SCALE})"
