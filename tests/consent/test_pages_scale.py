@@ -201,6 +201,13 @@ def test_suggestions_are_paged_and_ignored_in_bulk(user, connection, other_user)
     late = suggest(connection, 1, prefix="Late")[0]  # arrives after the page was loaded
     client.post(ignore, {"action": "all", "up_to": newest})
     assert set(Proposal.objects.filter(status="pending").values_list("pk", flat=True)) == {late.pk}
+    # SPEC W-6: the decided ones are counted on a link, and listed (paged) only when asked for.
+    body = client.get(url).content.decode()
+    assert body.count('class="proposal ') == 1
+    assert f'href="?earlier=1#earlier">Earlier suggestions ({len(proposals)})' in body
+    second = client.get(url + "?earlier=2").content.decode()
+    assert second.count('class="proposal is-ignored"') == PROPOSALS_PER_PAGE
+    assert 'href="?earlier=1#earlier" rel="prev"' in second  # back to the first page, the list still open
     before = list(Proposal.objects.values_list("pk", "status"))
     stranger = client_for(other_user)
     assert stranger.post(ignore, {"action": "all"}).status_code == 404
