@@ -124,6 +124,7 @@ def facts_scale(*, facts: int = 10_000, rounds: int = ROUNDS) -> dict:
 def layer_scale(*, users: int, rows_per_user: int, searched: int = 2, rounds: int = 10,
                 populate: bool = True) -> dict:
     from django.contrib.auth import get_user_model
+    from django.db import connection
     from django.test.utils import override_settings
 
     from apps.agents.services import run_start
@@ -144,6 +145,10 @@ def layer_scale(*, users: int, rows_per_user: int, searched: int = 2, rounds: in
         for at in range(0, len(ids), 500):
             projection_embed(row_ids=ids[at:at + 500])
     embed_s = round(time.perf_counter() - started, 1)
+    # What autovacuum does after the embedding (thresholds: migration 0006): statistics that know the
+    # vectors, and a visibility map that lets the vector scope skip the table.
+    with connection.cursor() as cursor:
+        cursor.execute(f"VACUUM ANALYZE {SearchProjection._meta.db_table}")
     policy = base._policy() if base._policy_exists() else base._agent()
     runs = [run_start(policy=policy, user_id=owner, thread_id=f"meaning-{owner}") for owner in owners]
     records = {run.user_id: sum(SearchProjection.objects.filter(owner_id=run.user_id, resource_type=kind)
