@@ -30,8 +30,15 @@ class SearchProjection(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["resource_type", "record_id", "field"], name="projection_one_per_field"),
         ]
-        # Owner first: every search is one person's, and short queries scan only that person's rows.
-        indexes = [models.Index(fields=["owner", "resource_type", "field"], name="projection_owner_type_field")]
+        indexes = [
+            # Owner first: every search is one person's, and short queries scan only that person's rows.
+            models.Index(fields=["owner", "resource_type", "field"], name="projection_owner_type_field"),
+            # SPEC S-4: the vector scope (``vector_scope_sql``) answered from the index alone — a person's
+            # rows are spread over the whole table, and reading them cost one table page per row.
+            models.Index(fields=["owner", "vector_model", "resource_type", "field"],
+                         include=["record_id", "id", "updated_at"], condition=models.Q(vector_model__isnull=False),
+                         name="projection_owner_vectors"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.resource_type}:{self.record_id}{self.field}"

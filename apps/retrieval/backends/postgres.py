@@ -89,6 +89,22 @@ class PostgresSearchBackend(BaseSearchBackend):
         parts = ["p.text LIKE %s" for _ in long_terms] + ["strpos(p.text, %s) > 0" for _ in short_terms]
         return " OR ".join(parts), [like_pattern(t) for t in long_terms] + list(short_terms)
 
+    def records_with_every_term(self, owner_id, scopes, long_terms):
+        # A record answers only when each term is in one of its readable fields. Each long term's
+        # records, found by the owner-first trigram index, bound the rows read and scored: a common
+        # or short term no longer makes the statement score every row of the person's.
+        fields, params = [], []
+        for scope in scopes:
+            if scope.fields:
+                fields.append(f"(q.resource_type = %s AND q.field IN ({', '.join(['%s'] * len(scope.fields))}))")
+                params += [scope.resource_type, *scope.fields]
+        sql, every = "", []
+        for term in long_terms:
+            sql += (f" AND (p.resource_type, p.record_id) IN (SELECT q.resource_type, q.record_id FROM {self.table} q"
+                    f" WHERE q.owner_id = {self.owner_placeholder()} AND ({' OR '.join(fields)}) AND q.text LIKE %s)")
+            every += [owner_id, *params, like_pattern(term)]
+        return (sql, every) if fields else ("", [])
+
     def score_expression(self, terms, long_terms):
         tsquery = " || ".join(f"plainto_tsquery('{TS_CONFIG}', %s)" for _ in terms)
         return (
