@@ -27,6 +27,10 @@ import sys
 import tempfile
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from playwright.sync_api import FloatRect, ViewportSize
 
 BASE_DIR = Path(__file__).resolve().parents[1]
 if str(BASE_DIR) not in sys.path:
@@ -38,7 +42,7 @@ CHROMIUM = os.environ.get("E2E_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--no-first-run", "--disable-sync"]
 LANGUAGES = {"en": "en-US", "zh-hans": "zh-CN"}  # Django language → the browser's locale
-WIDTHS = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 900}}
+WIDTHS: dict[str, ViewportSize] = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 900}}
 QUALITY = 55  # with 3 screens at most, each image stays near 200 KB
 
 OVERFLOW = "Math.max(0, document.documentElement.scrollWidth - window.innerWidth)"
@@ -64,7 +68,7 @@ def _pages(user) -> dict[str, tuple[str, str | None]]:
     """Name → (path, the element the image starts at; None: the page's top)."""
     from apps.consent.models import Connection
 
-    first = Connection.objects.filter(user=user).order_by("id").first().pk
+    first = Connection.objects.filter(user=user).order_by("id").values_list("pk", flat=True)[0]
     return {
         "facts": ("/me/facts/", None),
         "assistants": ("/me/assistants/", None),
@@ -107,7 +111,7 @@ def _log_in(page, base: str) -> None:
     assert page.url.endswith("/me/facts/"), f"login did not go through: {page.url}"
 
 
-def _clip(page, viewport: dict, height: int, start: str | None, screens: int) -> dict:
+def _clip(page, viewport: ViewportSize, height: int, start: str | None, screens: int) -> FloatRect:
     """At most ``screens`` viewport heights of the page, from its top or from ``start``."""
     tall = min(height, screens * viewport["height"])
     top = 0
