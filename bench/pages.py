@@ -34,6 +34,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 BASE_DIR = Path(__file__).resolve().parents[1]
@@ -47,15 +48,22 @@ P95_TARGET_MS = 150
 WEIGHT_TARGET = 200 * 1024
 
 
-def _person():
+def person(username: str = USERNAME, password: str = "bench-pages"):
+    """``seed_demo --at-scale``'s person, with the planner's statistics for the rows just loaded."""
     from django.contrib.auth import get_user_model
     from django.core.management import call_command
+    from django.db import connection as db
 
     with open(os.devnull, "w") as quiet:
         # With DEBUG off, seed_demo warns about the given password: a throwaway cluster's.
-        call_command("seed_demo", "--username", USERNAME, "--password", "bench-pages", "--at-scale", stdout=quiet,
+        call_command("seed_demo", "--username", username, "--password", password, "--at-scale", stdout=quiet,
                      stderr=quiet)
-    return get_user_model().objects.get(username=USERNAME)
+    if db.vendor == "postgresql":
+        # As autovacuum gathers them within a minute of a bulk load: without them the planner takes each table
+        # for a few rows (the assistants page's count took 1.2 s instead of 3 ms).
+        with db.cursor() as cursor:
+            cursor.execute("ANALYZE")
+    return get_user_model().objects.get(username=username)
 
 
 def _pages(user) -> dict[str, str]:
@@ -80,17 +88,11 @@ def _percentile(values: list[float], share: float) -> float:
 
 def measure_pages(requests: int = 40) -> dict:
     """Seed the person, then time every page; returns page → figures."""
-    from django.db import connection as db
     from django.test import Client, override_settings
 
     started = time.monotonic()
-    user = _person()
+    user = person()
     seeded = time.monotonic() - started
-    if db.vendor == "postgresql":
-        # Statistics for the rows just loaded, as autovacuum gathers them within a minute of a bulk load: without
-        # them the planner takes each table for a few rows (the assistants page's count took 1.2 s instead of 3 ms).
-        with db.cursor() as cursor:
-            cursor.execute("ANALYZE")
     client = Client(HTTP_HOST="127.0.0.1", HTTP_ACCEPT_LANGUAGE="en")
     client.force_login(user)
     with override_settings(DEBUG=False):  # as served, whichever way the process started
@@ -145,10 +147,12 @@ def report(result: dict) -> str:
     return "\n".join(lines)
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--requests", type=int, default=40, help="timed requests per page")
-    args = parser.parse_args()
+@contextlib.contextmanager
+def as_served() -> Iterator[None]:
+    """A throwaway PostgreSQL and Redis, and Django configured as ``make serve`` runs it: DEBUG off, the static
+    files collected into a temporary directory (their manifest names the files; whitenoise serves them)."""
+    from django.core.management import call_command
+
     from bench.run import _django
     from tests.services import postgres_cluster, redis_server
 
@@ -158,9 +162,15 @@ def main() -> int:
         static_root = stack.enter_context(tempfile.TemporaryDirectory(prefix="lifeos-static-"))
         _django({"DATABASE_URL": database_url, "REDIS_URL": redis_url, "DEBUG": "0", "LOG_LEVEL": "WARNING",
                  "STATIC_ROOT": static_root})
-        from django.core.management import call_command
+        call_command("collectstatic", "--noinput", verbosity=0)
+        yield
 
-        call_command("collectstatic", "--noinput", verbosity=0)  # as ``make serve``: the manifest names the files
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--requests", type=int, default=40, help="timed requests per page")
+    args = parser.parse_args()
+    with as_served():
         text = report(measure_pages(args.requests))
     OUT_DIR.mkdir(parents=True, exist_ok=True)
     stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")

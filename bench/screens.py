@@ -24,8 +24,6 @@ import argparse
 import contextlib
 import os
 import sys
-import tempfile
-import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -47,21 +45,6 @@ QUALITY = 55  # with 3 screens at most, each image stays near 200 KB
 
 OVERFLOW = "Math.max(0, document.documentElement.scrollWidth - window.innerWidth)"
 OPEN_DISCLOSURES = "document.querySelectorAll('details').forEach(d => d.open = true)"
-
-
-def _person():
-    from django.contrib.auth import get_user_model
-    from django.core.management import call_command
-
-    with open(os.devnull, "w") as quiet:
-        # With DEBUG off, seed_demo warns about the given password: a throwaway cluster's.
-        call_command("seed_demo", "--username", USERNAME, "--password", PASSWORD, "--at-scale", stdout=quiet,
-                     stderr=quiet)
-    from django.db import connection as db
-
-    with db.cursor() as cursor:
-        cursor.execute("ANALYZE")  # the planner's statistics for the rows just loaded, as autovacuum would gather
-    return get_user_model().objects.get(username=USERNAME)
 
 
 def _pages(user) -> dict[str, tuple[str, str | None]]:
@@ -89,15 +72,12 @@ def _served():
         def log_message(self, format, *args) -> None:
             pass
 
+    from tests.services import serving
+
     server = ThreadedWSGIServer(("127.0.0.1", 0), QuietHandler)
     server.set_app(get_wsgi_application())
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(server) as port:
+        yield f"http://127.0.0.1:{port}"
 
 
 def _log_in(page, base: str) -> None:
@@ -168,20 +148,12 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=BASE_DIR / "docs" / "screenshots", help="folder for the images")
     parser.add_argument("--screens", type=int, default=3, help="viewport heights kept of each page, from its top")
     args = parser.parse_args()
-    from bench.run import _django
-    from tests.services import postgres_cluster, redis_server
+    from bench.pages import as_served, person
 
     args.out.mkdir(parents=True, exist_ok=True)
     with contextlib.ExitStack() as stack:
-        database_url = stack.enter_context(postgres_cluster())
-        redis_url = stack.enter_context(redis_server())
-        static_root = stack.enter_context(tempfile.TemporaryDirectory(prefix="lifeos-static-"))
-        _django({"DATABASE_URL": database_url, "REDIS_URL": redis_url, "DEBUG": "0", "LOG_LEVEL": "WARNING",
-                 "STATIC_ROOT": static_root})
-        from django.core.management import call_command
-
-        call_command("collectstatic", "--noinput", verbosity=0)  # as ``make serve``: whitenoise serves these
-        pages = _pages(_person())
+        stack.enter_context(as_served())
+        pages = _pages(person(USERNAME, PASSWORD))
         base = stack.enter_context(_served())
         rows = shoot(base, pages, args.out, args.screens)
     print(report(rows, args.screens))

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import http.server
-import threading
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -20,7 +19,7 @@ from django.test import Client
 
 from tests.consent.factories import make_connection, make_fact
 from tests.oauth import flow as oauth_flow
-from tests.services import free_port
+from tests.services import free_port, serving
 
 pytestmark = [pytest.mark.live, pytest.mark.usefixtures("compiled_catalogs")]
 
@@ -51,14 +50,8 @@ def callback_server():
         def log_message(self, *args):
             pass
 
-    server = http.server.HTTPServer(("127.0.0.1", free_port()), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/callback"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(http.server.HTTPServer(("127.0.0.1", free_port()), Handler)) as port:
+        yield f"http://127.0.0.1:{port}/callback"
 
 
 def log_in(page, origin, username, next_path="/me/facts/"):
