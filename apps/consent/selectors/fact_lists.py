@@ -13,9 +13,8 @@ from django.core.paginator import Page, Paginator
 from django.db.models import Count, Exists, F, Func, IntegerField, OuterRef, Q, QuerySet
 
 from apps.consent.models import Connection, FactShare
-from apps.consent.selectors.visibility import connection_categories, shareable_facts
+from apps.consent.selectors.visibility import offered_lookups, shareable_facts
 from apps.memory.models import Category, Fact, FactStatus
-from apps.memory.models.facts import shareable_lookups
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AnonymousUser
@@ -198,7 +197,7 @@ def sharing_choices(connection: Connection, filters: dict[str, Any]) -> QuerySet
 
 def offer_counts(connection: Connection) -> tuple[int, int]:
     """(facts the sharing form offers, active facts it never can), unfiltered, in one statement."""
-    offered = Q(**shareable_lookups(), category__in=connection_categories(connection))
+    offered = Q(**offered_lookups(connection))
     counts = active_facts(connection.user_id).aggregate(active=Count("id"), offered=Count("id", filter=offered))
     return counts["offered"], counts["active"] - counts["offered"]
 

@@ -239,9 +239,8 @@ def sharing_part(
         for fact in page.object_list
     ]
     granted = set(visibility.connection_categories(connection))
-    blocked = fact_lists.not_shareable(connection)
     # Listed only when asked for: they cannot be ticked, so a long list would only weigh the page down.
-    listed = blocked[:BLOCKED_LIMIT] if query.get("blocked") else []
+    listed = fact_lists.not_shareable(connection)[:BLOCKED_LIMIT] if query.get("blocked") else []
     return {
         "share_filter": form,
         "share_filters": filters,

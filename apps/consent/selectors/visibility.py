@@ -72,12 +72,14 @@ def visible_counts(*, connections: Sequence[Connection]) -> dict[int, int]:
     return counts
 
 
+def offered_lookups(connection: Connection) -> dict[str, object]:
+    """What a fact must be to be offered to this connection: the person's, shareable, in a granted category."""
+    return {**shareable_lookups(), "owner_id": connection.user_id, "category__in": connection_categories(connection)}
+
+
 def shareable_facts(*, connection: Connection) -> QuerySet[Fact]:
     """Facts the user could share with this connection (the sharing form's choices)."""
-    return Fact.objects.shareable(
-        owner_id=connection.user_id,
-        category__in=connection_categories(connection),
-    ).order_by("category", "id")
+    return Fact.objects.filter(**offered_lookups(connection)).order_by("category", "id")
 
 
 def shares_for(*, connection: Connection) -> dict[int, int]:

@@ -89,16 +89,17 @@ class BaseSearchBackend:
         match_sql, match_params = self.candidate_filter(long_terms, short_terms)
         every_sql, every_params = self.records_with_every_term(owner_id, scopes, long_terms) if len(terms) > 1 \
             else ("", [])
-        if self.has_relevance:
-            return self._two_pass_sql(
-                owner_id=owner_id, terms=terms, scope=scope, weight=(weight_sql, weight_params),
-                coverage=(score_sql, score_params), extra=(extra_sql, extra_params), join=(join_sql, join_params),
-                match=(match_sql + every_sql, [*match_params, *every_params]), offset=offset, limit=limit)
         having, having_params = [], []
         for term in terms:
             contains_sql, contains_params = self.contains(term)
             having.append(f"MAX(CASE WHEN {contains_sql} THEN 1 ELSE 0 END) = 1")
             having_params += contains_params
+        if self.has_relevance:
+            return self._two_pass_sql(
+                owner_id=owner_id, terms=terms, scope=scope, weight=(weight_sql, weight_params),
+                coverage=(score_sql, score_params), extra=(extra_sql, extra_params), join=(join_sql, join_params),
+                match=(match_sql + every_sql, [*match_params, *every_params]),
+                having=(" AND ".join(having), having_params), offset=offset, limit=limit)
 
         sql = (
             "SELECT resource_type, record_id, score FROM ("
@@ -116,7 +117,7 @@ class BaseSearchBackend:
         ]
         return sql, params
 
-    def _two_pass_sql(self, *, owner_id, terms, scope, weight, coverage, extra, join, match, offset, limit):
+    def _two_pass_sql(self, *, owner_id, terms, scope, weight, coverage, extra, join, match, having, offset, limit):
         """``search_sql`` where the database adds its own relevance, which costs far more per row than
         coverage (pg_trgm's ``similarity`` builds both texts' trigrams on every call).
 
@@ -125,11 +126,6 @@ class BaseSearchBackend:
         match, and come first; the rest follow by the shared score. A score only grows with the relevance,
         so the list stays best first; with no more than ``RELEVANCE_DEPTH`` matches the order is one pass's.
         """
-        having, having_params = [], []
-        for term in terms:
-            contains_sql, contains_params = self.contains(term)
-            having.append(f"MAX(CASE WHEN {contains_sql} THEN 1 ELSE 0 END) = 1")
-            having_params += contains_params
         owner = f"p.owner_id = {self.owner_placeholder()}"
         # A record must hold every term: a term no readable visible row holds ends the search before any
         # row is scored (``the`` is in thousands of rows, ``user`` often in none). Each is asked once, under
@@ -145,7 +141,7 @@ class BaseSearchBackend:
             f"WITH r AS (SELECT p.resource_type, p.record_id, ROUND(SUM({weight[0]} * {coverage[0]}) * {SCORE_SCALE})"
             f" AS score, array_agg(p.id) AS ids FROM {self.table} p {join[0]} WHERE {owner} AND ({scope[0]})"
             f" AND ({match[0]})"
-            f"{gates} GROUP BY p.resource_type, p.record_id HAVING {' AND '.join(having)}),"
+            f"{gates} GROUP BY p.resource_type, p.record_id HAVING {having[0]}),"
             " top AS (SELECT resource_type, record_id, ids FROM r ORDER BY score DESC, resource_type, record_id"
             " LIMIT %s),"
             # The top records' own matching rows again, by primary key: the same rows, whatever the planner knows.
@@ -154,7 +150,7 @@ class BaseSearchBackend:
             f" FROM top CROSS JOIN LATERAL unnest(top.ids) AS own (id) JOIN {self.table} p ON p.id = own.id"
             " GROUP BY top.resource_type, top.record_id)"
         )
-        params = [*weight[1], *coverage[1], *join[1], owner_id, *scope[1], *match[1], *gate_params, *having_params,
+        params = [*weight[1], *coverage[1], *join[1], owner_id, *scope[1], *match[1], *gate_params, *having[1],
                   RELEVANCE_DEPTH, *weight[1], *coverage[1], *extra[1]]
         sql += " SELECT resource_type, record_id, score, 0 AS tier FROM ranked"
         if offset + limit > RELEVANCE_DEPTH:  # else the page ends within the ranked records: the rest is never read
