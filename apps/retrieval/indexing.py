@@ -30,7 +30,13 @@ def normalize(text: str) -> str:
 # with their neighbours ("第3季度", "N2").
 _CJK = "\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff"
 _LETTER = rf"[^\W\d_{_CJK}]"
+_CJK_PAIR = re.compile(f"[{_CJK}]{{2}}")
 _SCRIPT_BOUNDARY = re.compile(rf"(?<=[{_CJK}])(?={_LETTER})|(?<={_LETTER})(?=[{_CJK}])")
+
+
+def is_cjk_pair(term: str) -> bool:
+    """Whether ``term`` is two CJK characters: the pairs a PostgreSQL row stores (retrieval migration 0008)."""
+    return _CJK_PAIR.fullmatch(term) is not None
 
 
 def pointer_text(instance: models.Model, path: str) -> str:

@@ -383,3 +383,20 @@ class TestPostgresBackend(BackendTests):
         with db_connection.cursor() as cursor:
             cursor.execute("SELECT oid FROM pg_class WHERE relname = %s", [TRIGRAM_INDEX])
             assert cursor.fetchone() == index_before  # the index was not rebuilt
+
+    # SPEC S-3, R-7: as for the CJK pairs a two-character Chinese term is found by.
+    def test_rebuild_restores_the_cjk_pairs(self, conn):
+        from apps.retrieval.backends.postgres import PAIRS_COLUMN, PAIRS_INDEX
+
+        fact = shared_fact(conn, label="Work", value="每周五写周报")
+        assert self.ids(conn, "周报") == [fact.pk]
+        with db_connection.cursor() as cursor:
+            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+            cursor.execute(f"ALTER TABLE {SearchProjection._meta.db_table} DROP COLUMN {PAIRS_COLUMN}")
+        assert self.backend.index_problems() == [f"the CJK pairs column {PAIRS_COLUMN} is missing",
+                                                 f"the CJK pairs index {PAIRS_INDEX} is missing"]
+        with pytest.raises(DatabaseError), transaction.atomic():
+            self.ids(conn, "周报")
+        call_command("rebuild_search_projection", stdout=StringIO())
+        assert self.backend.index_problems() == []
+        assert self.ids(conn, "周报") == [fact.pk]

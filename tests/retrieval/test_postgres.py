@@ -13,7 +13,15 @@ from apps.consent.models import FactShare
 from apps.consent.selectors.visibility import visible_facts
 from apps.memory.models import Fact
 from apps.retrieval.backends import SearchScope, get_search_backend
-from apps.retrieval.backends.postgres import RANKED_CHARS, TRIGRAM_INDEX, TS_CONFIG, VECTOR_COLUMN
+from apps.retrieval.backends.postgres import (
+    PAIRS_COLUMN,
+    PAIRS_INDEX,
+    RANKED_CHARS,
+    TRIGRAM_INDEX,
+    TS_CONFIG,
+    VECTOR_COLUMN,
+)
+from apps.retrieval.indexing import is_cjk_pair
 from apps.retrieval.models import SearchProjection
 from apps.retrieval.selectors import search_visible_matches
 from apps.retrieval.services import projection_rebuild
@@ -70,6 +78,30 @@ def test_the_stored_vector_is_the_ranking_vector_of_the_current_text(user):
     assert [(record_id, same) for record_id, same, _ in rows] == [(1, True), (2, True)]
     assert "'pack'" in rows[0][2] and "'plan'" not in rows[0][2]
     assert "'head'" in rows[1][2] and "'tailword'" not in rows[1][2]
+
+
+def cjk_pairs(text: str) -> list[str]:
+    """The pairs of adjacent CJK characters in ``text``, by the matcher's own definition (``is_cjk_pair``)."""
+    return sorted({text[i:i + 2] for i in range(len(text) - 1) if is_cjk_pair(text[i:i + 2])})
+
+
+# SPEC S-3, R-7: a row holds a two-character CJK term exactly when its stored pairs hold it: the stored
+# pairs are the text's pairs as the query side reads them, at each end of every CJK range, however the row
+# is written, whatever its length.
+def test_the_stored_pairs_are_the_cjk_pairs_of_the_current_text(user):
+    table = SearchProjection._meta.db_table
+    edges = "".join(chr(c) for low, high in ((0x3040, 0x30FF), (0x3400, 0x9FFF), (0xAC00, 0xD7AF), (0xF900, 0xFAFF))
+                    for c in (low - 1, low, low + 1, high - 1, high, high + 1))
+    texts = {1: "准备周报材料 and okr复盘 一 二三", 2: edges, 3: "ひらがな한국어 mixed", 4: "no chinese at all",
+             5: "报" * 3 + " tail " + "周报" * 40_000 + "尾巴"}
+    fetch(f"INSERT INTO {table} (resource_type, record_id, owner_id, field, text, updated_at)"
+          " SELECT 'todo', n, %s, '/title', t, now() FROM unnest(%s::int[], %s::text[]) AS given (n, t)",
+          [user.pk, list(texts), list(texts.values())])
+    fetch(f"UPDATE {table} SET text = '签证材料' WHERE record_id = 4 AND owner_id = %s", [user.pk])
+    texts[4] = "签证材料"
+    rows = dict(fetch(f"SELECT record_id, {PAIRS_COLUMN} FROM {table} WHERE owner_id = %s", [user.pk]))
+    assert {n: sorted(rows[n]) for n in texts} == {n: cjk_pairs(text) for n, text in texts.items()}
+    assert "尾巴" in rows[5] and "报报" in rows[5]
 
 
 @pytest.fixture
@@ -129,12 +161,16 @@ def test_large_table(large_table):
         page = search(conn, query=query)
         assert sorted(page.ids) == rare_ids
 
-    # A two-character query cannot use trigrams: it reads one person's rows, never the whole table.
+    # A two-character Chinese query has no trigram: it is one CJK pair, served by the owner-first pairs index.
     explained = plan(conn, "斑马")
     assert "~~" not in explained, explained
-    assert "Seq Scan on retrieval_searchprojection" not in explained, explained
+    assert index_condition(explained, PAIRS_INDEX) == [f"owner_id = '{conn.user_id}'::bigint", f"{PAIRS_COLUMN} @>"], \
+        explained
     page = search(conn, query="斑马")
     assert sorted(page.ids) == rare_ids
+    # Other short terms read one person's rows, never the whole table.
+    explained = plan(conn, "ze")
+    assert PAIRS_INDEX not in explained and "Seq Scan on retrieval_searchprojection" not in explained, explained
 
     # 10,000 shared facts, queries matching thousands of them: one statement per page.
     with CaptureQueriesContext(db_connection) as queries:

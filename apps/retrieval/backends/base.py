@@ -87,7 +87,7 @@ class BaseSearchBackend:
         extra_sql, extra_params = self.score_expression(terms, long_terms)
         join_sql, join_params = self.candidate_join(long_terms, short_terms)
         match_sql, match_params = self.candidate_filter(long_terms, short_terms)
-        every_sql, every_params = self.records_with_every_term(owner_id, scopes, long_terms) if len(terms) > 1 \
+        every_sql, every_params = self.records_with_every_term(owner_id, scopes, terms) if len(terms) > 1 \
             else ("", [])
         having, having_params = [], []
         for term in terms:
@@ -263,9 +263,10 @@ class BaseSearchBackend:
         raise NotImplementedError
 
     def records_with_every_term(
-        self, owner_id: int, scopes: Sequence[SearchScope], long_terms: list[str]
+        self, owner_id: int, scopes: Sequence[SearchScope], terms: list[str]
     ) -> tuple[str, list]:
-        """SQL (`` AND …``) keeping the rows of records whose readable fields hold each long term; may be empty.
+        """SQL (`` AND …``) keeping the rows of records whose readable fields hold each term an index finds; may
+        be empty.
 
         Only narrows what the HAVING clause would drop: the answer is the same, found sooner."""
         return "", []

@@ -9,9 +9,15 @@ import numpy as np
 from django.db import connections
 
 from apps.retrieval.backends.base import TRIGRAM, BaseSearchBackend, like_pattern
+from apps.retrieval.indexing import is_cjk_pair
 from apps.retrieval.models import SearchProjection
 
 TRIGRAM_INDEX = "projection_owner_text_trgm"
+# Each row's distinct pairs of adjacent CJK characters (generated column, migration 0008) and its
+# owner-first index: a two-character Chinese term has no trigram, but it is one pair.
+PAIRS_COLUMN = "cjk_pairs"
+PAIRS_INDEX = "projection_owner_cjk_pairs"
+PAIRS_EXPRESSION = "retrieval_cjk_pairs(text)"
 PROJECTION_STAMPS = "retrieval_projectionstamp"  # owner → change stamp of their rows (migration 0006)
 EXTENSIONS = ("pg_trgm", "btree_gin")
 # The ``simple`` configuration does not stem or drop stop words: it treats English
@@ -24,6 +30,11 @@ RANKED_CHARS = 100_000
 # the row is written (generated column, migration 0004): ranking does not recompute it.
 VECTOR_COLUMN = "search_vector"
 VECTOR_EXPRESSION = f"to_tsvector('{TS_CONFIG}'::regconfig, left(text, {RANKED_CHARS}))"
+# What ``rebuild_index`` restores when missing: name → (what it is, its definition).
+COLUMNS = {VECTOR_COLUMN: ("ranking column", f"tsvector GENERATED ALWAYS AS ({VECTOR_EXPRESSION}) STORED"),
+           PAIRS_COLUMN: ("CJK pairs column", f"text[] GENERATED ALWAYS AS ({PAIRS_EXPRESSION}) STORED")}
+INDEXES = {TRIGRAM_INDEX: ("trigram index", "USING gin (owner_id, text gin_trgm_ops)"),
+           PAIRS_INDEX: ("CJK pairs index", f"USING gin (owner_id, {PAIRS_COLUMN})")}
 
 
 # SPEC R-7 (home)
@@ -80,29 +91,37 @@ class PostgresSearchBackend(BaseSearchBackend):
         return "", []
 
     def term_filter(self, term):
-        return self.candidate_filter([term], []) if len(term) >= TRIGRAM else self.contains(term)
+        return self.candidate_filter([term], []) if len(term) >= TRIGRAM else self.candidate_filter([], [term])
 
     def candidate_filter(self, long_terms, short_terms):
         # LIKE '%term%' on a term of three or more characters is answered by the GIN
         # (owner_id, gin_trgm_ops) index together with the owner; text is already
-        # normalized, so LIKE need not fold case.
-        parts = ["p.text LIKE %s" for _ in long_terms] + ["strpos(p.text, %s) > 0" for _ in short_terms]
-        return " OR ".join(parts), [like_pattern(t) for t in long_terms] + list(short_terms)
+        # normalized, so LIKE need not fold case. A CJK pair by the pairs index; other
+        # short terms read the owner's rows.
+        parts, params = [], []
+        for term in [*long_terms, *short_terms]:
+            sql, param = _indexed_filter("p", term)
+            parts.append(sql)
+            params.append(param)
+        return " OR ".join(parts), params
 
-    def records_with_every_term(self, owner_id, scopes, long_terms):
-        # A record answers only when each term is in one of its readable fields. Each long term's
-        # records, found by the owner-first trigram index, bound the rows read and scored: a common
-        # or short term no longer makes the statement score every row of the person's.
+    def records_with_every_term(self, owner_id, scopes, terms):
+        # A record answers only when each term is in one of its readable fields. Each indexed term's
+        # records (trigrams, CJK pairs), found by the owner-first indexes, bound the rows read and
+        # scored: a common or short term no longer makes the statement score every row of the person's.
         fields, params = [], []
         for scope in scopes:
             if scope.fields:
                 fields.append(f"(q.resource_type = %s AND q.field IN ({', '.join(['%s'] * len(scope.fields))}))")
                 params += [scope.resource_type, *scope.fields]
         sql, every = "", []
-        for term in long_terms:
+        for term in terms:
+            if len(term) < TRIGRAM and not is_cjk_pair(term):
+                continue  # no index finds it: the HAVING clause checks it
+            term_sql, term_param = _indexed_filter("q", term)
             sql += (f" AND (p.resource_type, p.record_id) IN (SELECT q.resource_type, q.record_id FROM {self.table} q"
-                    f" WHERE q.owner_id = {self.owner_placeholder()} AND ({' OR '.join(fields)}) AND q.text LIKE %s)")
-            every += [owner_id, *params, like_pattern(term)]
+                    f" WHERE q.owner_id = {self.owner_placeholder()} AND ({' OR '.join(fields)}) AND {term_sql})")
+            every += [owner_id, *params, term_param]
         return (sql, every) if fields else ("", [])
 
     def score_expression(self, terms, long_terms):
@@ -115,46 +134,55 @@ class PostgresSearchBackend(BaseSearchBackend):
 
     def index_problems(self):
         with connections[self.using].cursor() as cursor:
-            missing, index_valid, column_present = self._state(cursor)
+            missing, indexes, columns = self._state(cursor)
         problems = [f"the {extension} extension is not installed" for extension in missing]
-        if index_valid is None:
-            problems.append(f"the trigram index {TRIGRAM_INDEX} is missing")
-        elif not index_valid:
-            problems.append(f"the trigram index {TRIGRAM_INDEX} is invalid")
-        if not column_present:
-            problems.append(f"the ranking column {VECTOR_COLUMN} is missing")
+        for name, (what, _) in COLUMNS.items():
+            if not columns[name]:
+                problems.append(f"the {what} {name} is missing")
+        for name, (what, _) in INDEXES.items():
+            if indexes[name] is None:
+                problems.append(f"the {what} {name} is missing")
+            elif not indexes[name]:
+                problems.append(f"the {what} {name} is invalid")
         return problems
 
     def rebuild_index(self) -> None:
-        # PostgreSQL keeps its index and the generated column in step transactionally: only what
+        # PostgreSQL keeps its indexes and the generated columns in step transactionally: only what
         # is missing (or an invalid index) needs work, and only that is done.
         with connections[self.using].cursor() as cursor:
-            missing, index_valid, column_present = self._state(cursor)
+            missing, indexes, columns = self._state(cursor)
             for extension in missing:
                 cursor.execute(f"CREATE EXTENSION IF NOT EXISTS {extension}")
-            if not index_valid:
-                cursor.execute(f"DROP INDEX IF EXISTS {TRIGRAM_INDEX}")  # an invalid one is rebuilt, not kept
-                cursor.execute(
-                    f"CREATE INDEX {TRIGRAM_INDEX} ON {self.table} USING gin (owner_id, text gin_trgm_ops)"
-                )
-            if not column_present:
-                cursor.execute(f"ALTER TABLE {self.table} ADD COLUMN {VECTOR_COLUMN} tsvector"
-                               f" GENERATED ALWAYS AS ({VECTOR_EXPRESSION}) STORED")
+            for name, (_, definition) in COLUMNS.items():  # before the indexes: one is over a column
+                if not columns[name]:
+                    cursor.execute(f"ALTER TABLE {self.table} ADD COLUMN {name} {definition}")
+            for name, (_, definition) in INDEXES.items():
+                if not indexes[name]:
+                    cursor.execute(f"DROP INDEX IF EXISTS {name}")  # an invalid one is rebuilt, not kept
+                    cursor.execute(f"CREATE INDEX {name} ON {self.table} {definition}")
 
-    def _state(self, cursor) -> tuple[list[str], bool | None, bool]:
-        """The extensions not installed, whether the trigram index is valid (None: missing), and
-        whether the ranking column exists.
-        """
+    def _state(self, cursor) -> tuple[list[str], dict[str, bool | None], dict[str, bool]]:
+        """The extensions not installed, whether each index is valid (None: missing), whether each column exists."""
         cursor.execute("SELECT extname FROM pg_extension WHERE extname = ANY(%s)", [list(EXTENSIONS)])
         installed = {row[0] for row in cursor.fetchall()}
         cursor.execute(
-            "SELECT i.indisvalid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid"
-            " WHERE c.relname = %s AND i.indrelid = %s::regclass", [TRIGRAM_INDEX, self.table])
-        row = cursor.fetchone()
-        cursor.execute("SELECT 1 FROM pg_attribute WHERE attrelid = %s::regclass AND attname = %s"
-                       " AND NOT attisdropped", [self.table, VECTOR_COLUMN])
-        column_present = cursor.fetchone() is not None
-        return [e for e in EXTENSIONS if e not in installed], None if row is None else row[0], column_present
+            "SELECT c.relname, i.indisvalid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid"
+            " WHERE c.relname = ANY(%s) AND i.indrelid = %s::regclass", [list(INDEXES), self.table])
+        valid = dict(cursor.fetchall())
+        cursor.execute("SELECT attname FROM pg_attribute WHERE attrelid = %s::regclass AND attname = ANY(%s)"
+                       " AND NOT attisdropped", [self.table, list(COLUMNS)])
+        present = {row[0] for row in cursor.fetchall()}
+        return ([e for e in EXTENSIONS if e not in installed], {name: valid.get(name) for name in INDEXES},
+                {name: name in present for name in COLUMNS})
+
+
+def _indexed_filter(alias: str, term: str) -> tuple[str, str]:
+    """SQL true for a row of ``alias`` holding ``term``, through an index where one serves it, and its parameter."""
+    if len(term) >= TRIGRAM:
+        return f"{alias}.text LIKE %s", like_pattern(term)
+    if is_cjk_pair(term):
+        return f"{alias}.{PAIRS_COLUMN} @> ARRAY[%s]::text[]", term
+    return f"strpos({alias}.text, %s) > 0", term
 
 
 # The ids and stamps of 20,000 rows as one bytea of big-endian int64 pairs: no per-row Python.
