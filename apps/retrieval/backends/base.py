@@ -52,6 +52,8 @@ class BaseSearchBackend:
     float_sql = "CAST(%s AS DOUBLE PRECISION)"
     # Whether ``score_expression`` adds a relevance of the database's own (else it is 0).
     has_relevance = False
+    # Whether ``candidate_filter`` of one term keeps exactly the rows that ``contains`` it.
+    exact_filter = False
 
     def __init__(self, using: str = "default") -> None:
         self.using = using
@@ -82,24 +84,27 @@ class BaseSearchBackend:
         long_terms = [t for t in terms if len(t) >= TRIGRAM]
         short_terms = [t for t in terms if len(t) < TRIGRAM]
 
+        # One term that the filter finds exactly: every candidate row holds it, so it is not looked for again.
+        single = len(terms) == 1 and self.exact_filter
         weight_sql, weight_params = self._weight_expression(scopes)
-        score_sql, score_params = self._coverage_expression(terms)
+        score_sql, score_params = self._coverage_expression(terms, single=single)
         extra_sql, extra_params = self.score_expression(terms, long_terms)
         join_sql, join_params = self.candidate_join(long_terms, short_terms)
         match_sql, match_params = self.candidate_filter(long_terms, short_terms)
         every_sql, every_params = self.records_with_every_term(owner_id, scopes, terms) if len(terms) > 1 \
             else ("", [])
-        having, having_params = [], []
-        for term in terms:
+        having, having_params = [], []  # a record holds every term
+        for term in terms if not single else ():
             contains_sql, contains_params = self.contains(term)
             having.append(f"MAX(CASE WHEN {contains_sql} THEN 1 ELSE 0 END) = 1")
             having_params += contains_params
+        having_sql = " AND ".join(having) or "TRUE"
         if self.has_relevance:
             return self._two_pass_sql(
                 owner_id=owner_id, terms=terms, scope=scope, weight=(weight_sql, weight_params),
                 coverage=(score_sql, score_params), extra=(extra_sql, extra_params), join=(join_sql, join_params),
                 match=(match_sql + every_sql, [*match_params, *every_params]),
-                having=(" AND ".join(having), having_params), offset=offset, limit=limit)
+                having=(having_sql, having_params), offset=offset, limit=limit)
 
         sql = (
             "SELECT resource_type, record_id, score FROM ("
@@ -108,7 +113,7 @@ class BaseSearchBackend:
             f" FROM {self.table} p {join_sql}"
             f" WHERE p.owner_id = {self.owner_placeholder()} AND ({scope[0]}) AND ({match_sql}){every_sql}"
             " GROUP BY p.resource_type, p.record_id"
-            f" HAVING {' AND '.join(having)}"
+            f" HAVING {having_sql}"
             ") hits ORDER BY score DESC, resource_type, record_id LIMIT %s OFFSET %s"
         )
         params = [
@@ -228,11 +233,14 @@ class BaseSearchBackend:
             return "1.0", []
         return f"(CASE {' '.join(whens)} ELSE 1.0 END)", params
 
-    def _coverage_expression(self, terms: list[str]) -> tuple[str, list]:
+    def _coverage_expression(self, terms: list[str], *, single: bool = False) -> tuple[str, list]:
         """Per term found in the field: 1, plus the share of the field it covers, halved.
 
-        Finding the term counts most; coverage only orders fields that both hold it.
+        Finding the term counts most; coverage only orders fields that both hold it. ``single``: one term,
+        which every candidate row holds (``exact_filter``), so it is not looked for again.
         """
+        if single:
+            return f"(1 + {self.float_sql} / LENGTH(p.text))", [float(len(terms[0])) / 2]
         parts, params = [], []
         for term in terms:
             contains_sql, contains_params = self.contains(term)

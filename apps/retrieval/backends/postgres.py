@@ -41,6 +41,7 @@ INDEXES = {TRIGRAM_INDEX: ("trigram index", "USING gin (owner_id, text gin_trgm_
 class PostgresSearchBackend(BaseSearchBackend):
     vendor = "postgresql"
     has_relevance = True  # ts_rank + similarity: ranked for the first RELEVANCE_DEPTH matches
+    exact_filter = True  # LIKE, the CJK pairs and strpos all test the normalized text as it is
 
     def owner_placeholder(self):
         # Typed as the column: btree_gin's operator classes have no cross-type operators, so

@@ -13,8 +13,10 @@ rows.
 
 A generated column, as the ranking's tsvector (``0004``): PostgreSQL computes
 it whenever a row is written, by the indexing service, a bulk load or raw SQL
-alike, over the whole text. Adding it rewrites the table under its write lock
-(about 50 s per million rows on two cores).
+alike, over the whole text, in time linear in its length (about 40 µs for a
+row of 160 characters, 0.15 s for 80,000 Chinese characters). Adding it
+rewrites the table under its write lock (about a minute per million rows on
+two cores). ``string_to_table``: PostgreSQL 14 or later.
 """
 
 from django.db import migrations
@@ -23,13 +25,16 @@ from apps.common.vendor_sql import run_for_vendor
 
 TABLE = "retrieval_searchprojection"
 # Runs of two or more CJK characters (the ranges of ``indexing._CJK``; a test compares them), and each
-# run's overlapping pairs.
+# character of a run with the next. In one pass: ``substr`` at each position of a long run would walk the
+# run from its start every time (80,000 Chinese characters: over a quarter of an hour, not 0.15 s).
 FUNCTION = r"""
 CREATE OR REPLACE FUNCTION retrieval_cjk_pairs(t text) RETURNS text[]
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
-    SELECT coalesce(array_agg(DISTINCT substr(run.m[1], i, 2)), '{}')
-    FROM regexp_matches(t, E'[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]{2,}', 'g') AS run (m),
-         generate_series(1, length(run.m[1]) - 1) AS i
+    SELECT coalesce(array_agg(DISTINCT pair) FILTER (WHERE pair IS NOT NULL), '{}')
+    FROM (SELECT c.ch || lead(c.ch) OVER (PARTITION BY run.k ORDER BY c.n) AS pair
+          FROM regexp_matches(t, E'[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]{2,}', 'g')
+               WITH ORDINALITY AS run (m, k),
+               string_to_table(run.m[1], NULL) WITH ORDINALITY AS c (ch, n)) AS pairs
 $$"""
 
 POSTGRES_FORWARD = [
