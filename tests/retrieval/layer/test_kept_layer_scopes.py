@@ -58,7 +58,8 @@ def kept_lists() -> dict:
 
 def elsewhere(sql: str, params: dict) -> None:
     with connection.cursor() as cursor:
-        cursor.execute(sql, params)
+        for statement in sql.split(";"):
+            cursor.execute(statement, params)
 
 
 def records_stamp(user) -> int | None:
@@ -92,11 +93,14 @@ def test_a_layer_search_by_meaning_reuses_its_list(user):
     (groceries, GROCERIES, "UPDATE memory_todo SET deleted_at = CURRENT_TIMESTAMP WHERE id = %(id)s",
      "UPDATE memory_todo SET deleted_at = NULL WHERE id = %(id)s"),
     (groceries, GROCERIES, "DELETE FROM memory_todo WHERE id = %(id)s", None),
+    # The deferred key checks of the test's own writes first: TRUNCATE refuses a table with checks pending.
+    pytest.param(groceries, GROCERIES, "SET CONSTRAINTS ALL IMMEDIATE; TRUNCATE memory_todo CASCADE", None,
+                 marks=pytest.mark.postgres_only),
     (pet, DOG, "UPDATE memory_fact SET status = 'archived' WHERE id = %(id)s",
      "UPDATE memory_fact SET status = 'active' WHERE id = %(id)s"),
     (groceries, GROCERIES, "UPDATE memory_todo SET owner_id = %(other)s WHERE id = %(id)s",
      "UPDATE memory_todo SET owner_id = %(owner)s WHERE id = %(id)s"),
-], ids=["soft-deleted", "hard-deleted", "archived", "moved"])
+], ids=["soft-deleted", "hard-deleted", "truncated", "archived", "moved"])
 def test_a_kept_scope_never_outlives_a_change_of_currency_made_elsewhere(user, other_user, build, query, change,
                                                                         restore):
     record = build(user)
