@@ -185,6 +185,12 @@ class BaseSearchBackend:
         the database keeps no such stamps (the scope is then listed on every search)."""
         return None
 
+    def records_stamp_sql(self, owner_id: int) -> tuple[str, list] | None:
+        """SQL of a ``bigint[]`` that changes whenever a record of ``owner_id``'s, of a type the layer searches,
+        comes, goes, changes owner or changes whether it is current: the stamp of ``searchable_records``
+        (a ``SearchScope``'s ``stamp``). None where the database keeps no such stamp."""
+        return None
+
     def vector_scope_unless(self, cursor, scope: tuple[str, list], stamp: tuple[str, list],
                             known: tuple[int, ...] | None) -> tuple[tuple, tuple[np.ndarray, np.ndarray] | None]:
         """The stamp now and, unless it equals ``known``, ``vector_scope``'s answer (None: unchanged)."""

@@ -19,6 +19,7 @@ PAIRS_COLUMN = "cjk_pairs"
 PAIRS_INDEX = "projection_owner_cjk_pairs"
 PAIRS_EXPRESSION = "retrieval_cjk_pairs(text)"
 PROJECTION_STAMPS = "retrieval_projectionstamp"  # owner → change stamp of their rows (migration 0006)
+RECORD_STAMPS = "retrieval_recordstamp"  # owner → change stamp of their records' currency (migration 0008)
 EXTENSIONS = ("pg_trgm", "btree_gin")
 # The ``simple`` configuration does not stem or drop stop words: it treats English
 # and Chinese alike, and a whole-word hit ranks above a hit inside a word.
@@ -59,16 +60,23 @@ class PostgresSearchBackend(BaseSearchBackend):
     def scope_stamp_sql(self, *, owner_id, scopes):
         # The stamps of each scope's records and of the owner's projection rows (migration 0006): the
         # scope's rows, fields and vectors cannot change without one of them changing in the same transaction.
-        parts, params = [], []
+        parts, params, read = [], [], []
         for scope in scopes:
             if not scope.fields:
                 continue
             if scope.stamp is None:
                 return None
+            if scope.stamp in read:
+                continue  # one stamp several scopes share (the layer's records stamp) is read once
+            read.append(scope.stamp)
             parts.append(f"({scope.stamp[0]})")
             params += scope.stamp[1]
         parts.append(f"ARRAY[(SELECT stamp FROM {PROJECTION_STAMPS} WHERE owner_id = %s)]")
         return " || ".join(parts), [*params, owner_id]
+
+    def records_stamp_sql(self, owner_id):
+        # No row until the owner's records first change currency (migration 0008): 0 until then.
+        return f"ARRAY[COALESCE((SELECT stamp FROM {RECORD_STAMPS} WHERE owner_id = %s), 0)]", [owner_id]
 
     def vector_scope_unless(self, cursor, scope, stamp, known):
         # One statement, one snapshot: the stamps, then the rows unless the stamps are the known ones.

@@ -12,6 +12,7 @@ from django.db import DatabaseError, transaction
 
 from apps.common import clock
 from apps.retrieval import hybrid
+from apps.retrieval.backends import BaseSearchBackend, SearchScope
 from apps.retrieval.layer import documents, pointers
 from apps.retrieval.layer.access import Access, TypeView, require, views
 from apps.retrieval.layer.errors import LayerError
@@ -30,11 +31,11 @@ TITLE_CHARS = 200
 
 
 def _backend():
-    from apps.retrieval.backends import SearchScope, get_search_backend
+    from apps.retrieval.backends import get_search_backend
     from apps.retrieval.indexing import normalize, query_terms
 
     try:
-        return get_search_backend(), SearchScope, normalize, query_terms
+        return get_search_backend(), normalize, query_terms
     except NotImplementedError as exc:
         raise LayerError("search_unavailable", str(exc)) from None
 
@@ -143,9 +144,17 @@ class _Confirmation:
         return self._proofs[ref]
 
 
+def search_scopes(access: Access, targets: list[TypeView], backend: BaseSearchBackend) -> list[SearchScope]:
+    """Each target type's readable searchable fields of the caller's current records (SPEC R-5, R-6), under
+    the stamp that moves with those records: a search by meaning lists its rows again only when it moved."""
+    stamp = backend.records_stamp_sql(access.user_id)
+    return [SearchScope(v.type, fields, v.resource.adapter.searchable_records(access.user_id), stamp=stamp)
+            for v in targets if (fields := searchable_fields(v))]
+
+
 # SPEC R-5 (home)
 def search(access: Access, request: SearchRequest) -> dict:
-    backend, SearchScope, normalize, query_terms = _backend()
+    backend, normalize, query_terms = _backend()
     if request.resource is not None:
         targets = [require(access, request.resource, "search", pointer="/resource")]
     else:
@@ -156,11 +165,7 @@ def search(access: Access, request: SearchRequest) -> dict:
     if not terms:
         raise LayerError("invalid_value", "the query has nothing to search for", pointer="/query")
     by_type = {v.type: v for v in targets}
-    scopes = []
-    for v in targets:
-        fields = searchable_fields(v)
-        if fields:
-            scopes.append(SearchScope(v.type, fields, v.resource.adapter.searchable_records(access.user_id)))
+    scopes = search_scopes(access, targets, backend)
     answer: dict[str, Any] = {"query": request.query, "hits": [], "truncated": False}
     if not scopes:
         return answer

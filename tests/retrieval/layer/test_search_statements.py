@@ -30,7 +30,9 @@ def _records(user, count: int) -> None:
 def _statements(user) -> tuple[list[str], dict]:
     with CaptureQueriesContext(connection) as captured:
         answer = call(access(user), "search", query="hotel", top_k=5)
-    selects = [q["sql"] for q in captured.captured_queries if q["sql"].lstrip().upper().startswith("SELECT")]
+    # Reads only (the scope kept under stamps is a WITH statement): no savepoint or other bookkeeping.
+    selects = [q["sql"] for q in captured.captured_queries
+               if q["sql"].lstrip().upper().startswith(("SELECT", "WITH"))]
     return selects, answer
 
 
