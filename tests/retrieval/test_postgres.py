@@ -80,6 +80,17 @@ def test_the_stored_vector_is_the_ranking_vector_of_the_current_text(user):
     assert "'head'" in rows[1][2] and "'tailword'" not in rows[1][2]
 
 
+# SPEC S-1, R-5: every search names its owner, types and fields; the planner knows how they go together
+# (a person's rows are of a few types), else it expects one row where thousands come and checks each
+# row's visibility in a nested loop.
+def test_the_planner_knows_which_types_and_fields_a_persons_rows_have():
+    kinds = fetch("SELECT e.stxkind, array_agg(a.attname ORDER BY a.attname) FROM pg_statistic_ext e"
+                  " JOIN pg_attribute a ON a.attrelid = e.stxrelid AND a.attnum = ANY(e.stxkeys)"
+                  " WHERE e.stxrelid = %s::regclass GROUP BY e.stxkind", [SearchProjection._meta.db_table])
+    assert [(sorted(kind), columns) for kind, columns in kinds] == [
+        (["f", "m"], ["field", "owner_id", "resource_type"])]
+
+
 def cjk_pairs(text: str) -> list[str]:
     """The pairs of adjacent CJK characters in ``text``, by the matcher's own definition (``is_cjk_pair``)."""
     return sorted({text[i:i + 2] for i in range(len(text) - 1) if is_cjk_pair(text[i:i + 2])})

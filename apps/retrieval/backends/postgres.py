@@ -19,7 +19,7 @@ PAIRS_COLUMN = "cjk_pairs"
 PAIRS_INDEX = "projection_owner_cjk_pairs"
 PAIRS_EXPRESSION = "retrieval_cjk_pairs(text)"
 PROJECTION_STAMPS = "retrieval_projectionstamp"  # owner → change stamp of their rows (migration 0006)
-RECORD_STAMPS = "retrieval_recordstamp"  # owner → change stamp of their records' currency (migration 0008)
+RECORD_STAMPS = "retrieval_recordstamp"  # owner → change stamp of their records' currency (migration 0009)
 EXTENSIONS = ("pg_trgm", "btree_gin")
 # The ``simple`` configuration does not stem or drop stop words: it treats English
 # and Chinese alike, and a whole-word hit ranks above a hit inside a word.
@@ -75,7 +75,7 @@ class PostgresSearchBackend(BaseSearchBackend):
         return " || ".join(parts), [*params, owner_id]
 
     def records_stamp_sql(self, owner_id):
-        # No row until the owner's records first change currency (migration 0008): 0 until then.
+        # No row until the owner's records first change currency (migration 0009): 0 until then.
         return f"ARRAY[COALESCE((SELECT stamp FROM {RECORD_STAMPS} WHERE owner_id = %s), 0)]", [owner_id]
 
     def vector_scope_unless(self, cursor, scope, stamp, known):

@@ -101,7 +101,7 @@ def backward(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("retrieval", "0007_vector_scope_indexes"),
+        ("retrieval", "0008_cjk_pairs"),
         ("memory", "0002_fact_evidence_one_line_validator"),
     ]
 
