@@ -100,7 +100,8 @@ class PostgresSearchBackend(BaseSearchBackend):
         return "", []
 
     def term_filter(self, term):
-        return self.candidate_filter([term], []) if len(term) >= TRIGRAM else self.candidate_filter([], [term])
+        sql, param = _indexed_filter("p", term)
+        return sql, [param]
 
     def candidate_filter(self, long_terms, short_terms):
         # LIKE '%term%' on a term of three or more characters is answered by the GIN
@@ -125,7 +126,7 @@ class PostgresSearchBackend(BaseSearchBackend):
                 params += [scope.resource_type, *scope.fields]
         sql, every = "", []
         for term in terms:
-            if len(term) < TRIGRAM and not is_cjk_pair(term):
+            if not _indexed(term):
                 continue  # no index finds it: the HAVING clause checks it
             term_sql, term_param = _indexed_filter("q", term)
             sql += (f" AND (p.resource_type, p.record_id) IN (SELECT q.resource_type, q.record_id FROM {self.table} q"
@@ -183,6 +184,11 @@ class PostgresSearchBackend(BaseSearchBackend):
         present = {row[0] for row in cursor.fetchall()}
         return ([e for e in EXTENSIONS if e not in installed], {name: valid.get(name) for name in INDEXES},
                 {name: name in present for name in COLUMNS})
+
+
+def _indexed(term: str) -> bool:
+    """Whether an index finds the rows holding ``term`` (trigrams, or a CJK pair)."""
+    return len(term) >= TRIGRAM or is_cjk_pair(term)
 
 
 def _indexed_filter(alias: str, term: str) -> tuple[str, str]:
