@@ -108,12 +108,8 @@ class PostgresSearchBackend(BaseSearchBackend):
         # (owner_id, gin_trgm_ops) index together with the owner; text is already
         # normalized, so LIKE need not fold case. A CJK pair by the pairs index; other
         # short terms read the owner's rows.
-        parts, params = [], []
-        for term in [*long_terms, *short_terms]:
-            sql, param = _indexed_filter("p", term)
-            parts.append(sql)
-            params.append(param)
-        return " OR ".join(parts), params
+        filters = [self.term_filter(term) for term in [*long_terms, *short_terms]]
+        return " OR ".join(sql for sql, _ in filters), [param for _, params in filters for param in params]
 
     def records_with_every_term(self, owner_id, scopes, terms):
         # A record answers only when each term is in one of its readable fields. Each indexed term's
