@@ -130,12 +130,13 @@ def _settle() -> None:
     from apps.consent.models import FactShare
     from apps.memory.models import Fact
     from apps.retrieval.models import SearchProjection
+    from bench.layer_scale import vacuum
 
     if connection.vendor != "postgresql":
         return
     with connection.cursor() as cursor:
         for model in (Fact, FactShare, SearchProjection):
-            cursor.execute(f"VACUUM ANALYZE {model._meta.db_table}")
+            vacuum(cursor, model._meta.db_table)
 
 
 def layer_scale(*, users: int, rows_per_user: int, searched: int = 2, rounds: int = 10,
@@ -165,7 +166,7 @@ def layer_scale(*, users: int, rows_per_user: int, searched: int = 2, rounds: in
     # What autovacuum does after the embedding (thresholds: migration 0006): statistics that know the
     # vectors, and a visibility map that lets the vector scope skip the table.
     with connection.cursor() as cursor:
-        cursor.execute(f"VACUUM ANALYZE {SearchProjection._meta.db_table}")
+        base.vacuum(cursor, SearchProjection._meta.db_table)
     policy = base._policy() if base._policy_exists() else base._agent()
     runs = [run_start(policy=policy, user_id=owner, thread_id=f"meaning-{owner}") for owner in owners]
     records = {run.user_id: sum(SearchProjection.objects.filter(owner_id=run.user_id, resource_type=kind)

@@ -6,7 +6,10 @@ Design notes: docs/design.md.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+import os
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
 
 import numpy as np
@@ -52,11 +55,19 @@ _asked = BoundedMemo(1_024)
 
 def query_vector(query: str):
     """(embedder name, the query's unit vector), or None when meaning is off or unavailable."""
-    from apps.retrieval.embeddings import EmbeddingUnavailable, get_embedder
+    from apps.retrieval.embeddings import get_embedder
 
     embedder = get_embedder()
     if embedder is None:
         return None
+    vector = _encode(embedder, query)
+    return None if vector is None else (embedder.name, vector)
+
+
+def _encode(embedder, query: str):
+    """The query's unit vector by ``embedder``, or None when it is unavailable."""
+    from apps.retrieval.embeddings import EmbeddingUnavailable
+
     text = normalize(query)
     vector = _asked.get((id(embedder), text)) if embedder.local else None
     if vector is None:
@@ -68,19 +79,69 @@ def query_vector(query: str):
         if embedder.local:
             vector.flags.writeable = False  # shared by every search that asks it again
             _asked.put((id(embedder), text), vector)
-    return embedder.name, vector
+    return vector
 
 
 def meaning_hits(backend: BaseSearchBackend, *, owner_id: int, query: str,
                  scopes: Sequence[SearchScope], limit: int = DEPTH) -> list[MeaningHit]:
     """The records whose readable fields are closest in meaning to ``query``, best first."""
-    from apps.retrieval.vectors import name_of, similarities
+    meaning = _meaning(backend, owner_id=owner_id, query=query, scopes=scopes, limit=limit)
+    return meaning() if meaning else []
 
-    found = query_vector(query)
-    if found is None:
-        return []
-    model, vector = found
-    scored = similarities(backend, owner_id=owner_id, scopes=scopes, model=model, query=vector)
+
+def search_both(backend: BaseSearchBackend, *, owner_id: int, query: str, scopes: Sequence[SearchScope],
+                keyword_limit: int) -> tuple[list[SearchHit], list[MeaningHit]]:
+    """The ``keyword_limit`` best keyword matches and ``meaning_hits``.
+
+    The statements run on this thread, which holds the database connection; the query's encoding and the
+    comparisons run on another while the database answers the keyword statement (docs/search.md "Speed").
+    """
+    meaning = _meaning(backend, owner_id=owner_id, query=query, scopes=scopes, limit=DEPTH)
+    pending = _workers().submit(meaning) if meaning else None
+    try:
+        keyword = backend.search(owner_id=owner_id, query=query, scopes=scopes, offset=0, limit=keyword_limit)
+    except BaseException:
+        if pending:
+            wait([pending])  # the arithmetic ends before the statement's error goes on
+        raise
+    return keyword, pending.result() if pending else []
+
+
+def _meaning(backend: BaseSearchBackend, *, owner_id: int, query: str, scopes: Sequence[SearchScope],
+             limit: int) -> Callable[[], list[MeaningHit]] | None:
+    """The database's part of ``meaning_hits`` (None: meaning is off); the rest, returned, reads no table."""
+    from apps.retrieval.embeddings import get_embedder
+    from apps.retrieval.vectors import in_scope
+
+    embedder = get_embedder()
+    if embedder is None:
+        return None
+    compare = in_scope(backend, owner_id=owner_id, scopes=scopes, model=embedder.name, dim=embedder.dim)
+
+    def rest() -> list[MeaningHit]:
+        vector = _encode(embedder, query)
+        return [] if vector is None else _best(compare(vector), limit)
+
+    return rest
+
+
+_pool: ThreadPoolExecutor | None = None
+_pool_lock = threading.Lock()
+
+
+def _workers() -> ThreadPoolExecutor:
+    """The process's threads for meaning's arithmetic, started on first use (after a server forks its workers)."""
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(max_workers=os.cpu_count() or 2, thread_name_prefix="meaning")
+        return _pool
+
+
+def _best(scored, limit: int) -> list[MeaningHit]:
+    """The ``limit`` best records of ``scored`` (``vectors.Scored``) that pass the floor and the margin."""
+    from apps.retrieval.vectors import name_of
+
     if scored.row_ids.shape[0] == 0:
         return []
     rounded = np.round(scored.similarities.astype(np.float64), ROUND)

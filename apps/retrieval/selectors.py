@@ -69,9 +69,8 @@ def search_visible_matches(*, owner_id: int, visible: QuerySet[Fact], query: str
     scopes = [SearchScope(USER_PROFILE, EXTERNAL_FACT_FIELDS, visible, stamp=visible_stamp)]
     # SPEC S-4: words and meaning, fused. The fused order's first ``offset + take + 1`` places need at
     # most that many keyword matches past the fused head (which holds at most 2 × DEPTH records).
-    keyword = backend.search(owner_id=owner_id, query=query, scopes=scopes, offset=0,
-                             limit=offset + take + 1 + 2 * hybrid.DEPTH)
-    meaning = hybrid.meaning_hits(backend, owner_id=owner_id, query=query, scopes=scopes)
+    keyword, meaning = hybrid.search_both(backend, owner_id=owner_id, query=query, scopes=scopes,
+                                          keyword_limit=offset + take + 1 + 2 * hybrid.DEPTH)
     hits = hybrid.fuse(keyword, meaning)[offset:offset + take + 1]
     more = len(hits) > take
     exhausted = more and offset + take >= OFFSET_MAX

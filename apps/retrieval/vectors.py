@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -140,14 +140,20 @@ def products(matrix: np.ndarray, positions: np.ndarray | None, query: np.ndarray
 
 def similarities(backend, *, owner_id: int, scopes: Sequence, model: str, query: np.ndarray) -> Scored:
     """Every row in scope that has a vector of ``model``, with its similarity to the unit ``query``."""
+    return in_scope(backend, owner_id=owner_id, scopes=scopes, model=model, dim=query.shape[0])(query)
+
+
+def in_scope(backend, *, owner_id: int, scopes: Sequence, model: str, dim: int) -> Callable[[np.ndarray], Scored]:
+    """The database's part of ``similarities``: the rows in scope listed and their kept vectors brought up to
+    date. It returns their comparison with a unit query, arithmetic only: another thread may run it."""
     built = backend.vector_scope_sql(owner_id=owner_id, scopes=scopes, model=model)
     if built is None:
-        return EMPTY
+        return _nothing
     with connections[backend.using].cursor() as cursor:
         ids, stamps = _scope(backend, cursor, built, owner_id=owner_id, scopes=scopes)
         if ids.shape[0] == 0:
-            return EMPTY
-        kept = _entry((backend.using, owner_id, model), query.shape[0])
+            return _nothing
+        kept = _entry((backend.using, owner_id, model), dim)
         with kept.lock:
             kept.searches += 1
             at = kept.find(ids)
@@ -169,13 +175,34 @@ def similarities(backend, *, owner_id: int, scopes: Sequence, model: str, query:
             at = at[at >= 0]
             kept.seen[at] = kept.searches
             if at.shape[0] == 0:
-                return EMPTY
+                return _nothing
+            # The arrays as they are now: a later merge replaces them with new ones and never writes into these.
             whole = at.shape[0] == kept.ids.shape[0]  # every kept row in scope: positions are 0 … n-1
-            if whole:
-                at = np.arange(at.shape[0])
-            query = np.ascontiguousarray(query, dtype=np.float32)
-            scores = products(kept.matrix, None if whole else at, query) * kept.scales[at]
-            return Scored(kept.ids[at], kept.kinds[at], kept.records[at], kept.fields[at], scores)
+            return _Comparison(kept.matrix, None if whole else at, kept.scales, kept.ids, kept.kinds,
+                               kept.records, kept.fields)
+
+
+def _nothing(query: np.ndarray) -> Scored:
+    return EMPTY
+
+
+@dataclass(frozen=True)
+class _Comparison:
+    """Kept rows (``positions`` of the arrays; None: all of them), to be compared with a query."""
+
+    matrix: np.ndarray
+    positions: np.ndarray | None
+    scales: np.ndarray
+    ids: np.ndarray
+    kinds: np.ndarray
+    records: np.ndarray
+    fields: np.ndarray
+
+    def __call__(self, query: np.ndarray) -> Scored:
+        query = np.ascontiguousarray(query, dtype=np.float32)
+        at = slice(None) if self.positions is None else self.positions
+        scores = products(self.matrix, self.positions, query) * self.scales[at]
+        return Scored(self.ids[at], self.kinds[at], self.records[at], self.fields[at], scores)
 
 
 # A scope's rows as last listed, under the stamps the database gave with them: (stamps, ids, row stamps).

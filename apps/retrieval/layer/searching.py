@@ -171,9 +171,8 @@ def search(access: Access, request: SearchRequest) -> dict:
         return answer
     try:
         with transaction.atomic():  # a failing statement must not poison the caller's transaction
-            found = backend.search(owner_id=access.user_id, query=request.query, scopes=scopes, offset=0,
-                                   limit=CANDIDATE_POOL)
-            meaning = hybrid.meaning_hits(backend, owner_id=access.user_id, query=request.query, scopes=scopes)
+            found, meaning = hybrid.search_both(backend, owner_id=access.user_id, query=request.query,
+                                                scopes=scopes, keyword_limit=CANDIDATE_POOL)
             embedded = dict(SearchProjection.objects.filter(pk__in=[h.row_id for h in meaning])
                             .values_list("pk", "text")) if meaning else {}
     except KeyError as exc:  # a type the projection was never told about
