@@ -91,6 +91,33 @@ def test_the_planner_knows_which_types_and_fields_a_persons_rows_have():
         (["f", "m"], ["field", "owner_id", "resource_type"])]
 
 
+# SPEC S-3, R-7: a record answers only when it holds every term; the records holding every indexed term bound
+# each candidate row, whichever term the row holds. The records the per-record check drops are then never read:
+# with the bound on one term's rows only, the 30 records holding "alpha" alone were grouped, then dropped.
+def test_every_candidate_row_is_bound_by_the_records_holding_every_term(user):
+    now = clock.now()
+    conn = make_connection(user)
+    facts = Fact.objects.bulk_create(
+        Fact(owner=user, category="preferences", label=f"Item {n}", value=value, created_at=now, updated_at=now)
+        for n, value in enumerate(["alpha only"] * 30 + ["alpha and beta"] * 2))
+    FactShare.objects.bulk_create(FactShare(connection=conn, fact=f, fact_version=1, shared_at=now) for f in facts)
+    projection_rebuild()
+    sql, params = get_search_backend().search_sql(
+        owner_id=conn.user_id, query="alpha beta", offset=0, limit=11,
+        scopes=[SearchScope("user_profile", ("/label", "/value"), visible_facts(connection=conn))])
+    explained = fetch("EXPLAIN (ANALYZE, FORMAT JSON) " + sql, params)[0][0][0]["Plan"]
+
+    def nodes(node):
+        yield node
+        for child in node.get("Plans", []):
+            yield from nodes(child)
+
+    per_record = [node for node in nodes(explained) if "max(CASE WHEN" in node.get("Filter", "")]
+    assert len(per_record) == 1, explained
+    assert per_record[0]["Actual Rows"] == 2 and per_record[0]["Rows Removed by Filter"] == 0, per_record
+    assert sorted(search(conn, query="alpha beta").ids) == sorted(f.pk for f in facts[30:])
+
+
 def cjk_pairs(text: str) -> list[str]:
     """The pairs of adjacent CJK characters in ``text``, by the matcher's own definition (``is_cjk_pair``)."""
     return sorted({text[i:i + 2] for i in range(len(text) - 1) if is_cjk_pair(text[i:i + 2])})

@@ -103,7 +103,7 @@ class BaseSearchBackend:
             return self._two_pass_sql(
                 owner_id=owner_id, terms=terms, scope=scope, weight=(weight_sql, weight_params),
                 coverage=(score_sql, score_params), extra=(extra_sql, extra_params), join=(join_sql, join_params),
-                match=(match_sql + every_sql, [*match_params, *every_params]),
+                match=(f"({match_sql}){every_sql}", [*match_params, *every_params]),
                 having=(having_sql, having_params), offset=offset, limit=limit)
 
         sql = (
