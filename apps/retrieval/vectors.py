@@ -138,14 +138,10 @@ def products(matrix: np.ndarray, positions: np.ndarray | None, query: np.ndarray
     return out
 
 
-def similarities(backend, *, owner_id: int, scopes: Sequence, model: str, query: np.ndarray) -> Scored:
-    """Every row in scope that has a vector of ``model``, with its similarity to the unit ``query``."""
-    return in_scope(backend, owner_id=owner_id, scopes=scopes, model=model, dim=query.shape[0])(query)
-
-
 def in_scope(backend, *, owner_id: int, scopes: Sequence, model: str, dim: int) -> Callable[[np.ndarray], Scored]:
-    """The database's part of ``similarities``: the rows in scope listed and their kept vectors brought up to
-    date. It returns their comparison with a unit query, arithmetic only: another thread may run it."""
+    """Every row in scope that has a vector of ``model``: the rows listed and their kept vectors brought up to
+    date (the database's part). It returns their similarities to a unit query, arithmetic only: another
+    thread may run it."""
     built = backend.vector_scope_sql(owner_id=owner_id, scopes=scopes, model=model)
     if built is None:
         return _nothing
