@@ -118,6 +118,18 @@ def test_every_candidate_row_is_bound_by_the_records_holding_every_term(user):
     assert sorted(search(conn, query="alpha beta").ids) == sorted(f.pk for f in facts[30:])
 
 
+# SPEC S-3: each bound is a semi-join the planner may order; a query of many words is bounded by its two longest
+# indexed terms (likely the rarest), the others left to the per-record check. Bounded by all six words, the
+# statement of a question an early check ends spent twice as long in the planner.
+def test_a_search_is_bounded_by_its_two_longest_indexed_terms(user):
+    scopes = [SearchScope("user_profile", ("/label", "/value"), Fact.objects.filter(owner=user))]
+    sql, params = get_search_backend().records_with_every_term(
+        user.pk, scopes, ["tea", "coffee", "on", "espresso", "cup", "咖啡"])
+    assert sql.count("IN (SELECT q.resource_type, q.record_id") == 2
+    assert [param for param in params if isinstance(param, str) and param.startswith("%")] == [
+        "%coffee%", "%espresso%"]
+
+
 def cjk_pairs(text: str) -> list[str]:
     """The pairs of adjacent CJK characters in ``text``, by the matcher's own definition (``is_cjk_pair``)."""
     return sorted({text[i:i + 2] for i in range(len(text) - 1) if is_cjk_pair(text[i:i + 2])})

@@ -112,8 +112,8 @@ class PostgresSearchBackend(BaseSearchBackend):
         return " OR ".join(sql for sql, _ in filters), [param for _, params in filters for param in params]
 
     def records_with_every_term(self, owner_id, scopes, terms):
-        # A record answers only when each term is in one of its readable fields. Each indexed term's
-        # records (trigrams, CJK pairs), found by the owner-first indexes, bound the rows read and
+        # A record answers only when each term is in one of its readable fields. The records of the longest
+        # indexed terms (trigrams, CJK pairs), found by the owner-first indexes, bound the rows read and
         # scored: a common or short term no longer makes the statement score every row of the person's.
         fields, params = [], []
         for scope in scopes:
@@ -121,9 +121,7 @@ class PostgresSearchBackend(BaseSearchBackend):
                 fields.append(f"(q.resource_type = %s AND q.field IN ({', '.join(['%s'] * len(scope.fields))}))")
                 params += [scope.resource_type, *scope.fields]
         sql, every = "", []
-        for term in terms:
-            if not _indexed(term):
-                continue  # no index finds it: the HAVING clause checks it
+        for term in _bounding(terms):
             term_sql, term_param = _indexed_filter("q", term)
             sql += (f" AND (p.resource_type, p.record_id) IN (SELECT q.resource_type, q.record_id FROM {self.table} q"
                     f" WHERE q.owner_id = {self.owner_placeholder()} AND ({' OR '.join(fields)}) AND {term_sql})")
@@ -185,6 +183,17 @@ class PostgresSearchBackend(BaseSearchBackend):
 def _indexed(term: str) -> bool:
     """Whether an index finds the rows holding ``term`` (trigrams, or a CJK pair)."""
     return len(term) >= TRIGRAM or is_cjk_pair(term)
+
+
+# Each bound is a semi-join the planner may order: with more of them, planning costs more than they save.
+BOUNDING_TERMS = 2
+
+
+def _bounding(terms: list[str]) -> list[str]:
+    """The terms that bound a search's rows: the longest an index finds (likely the rarest), in query order;
+    the HAVING clause checks the others."""
+    longest = sorted((term for term in terms if _indexed(term)), key=len, reverse=True)[:BOUNDING_TERMS]
+    return [term for term in terms if term in longest]
 
 
 def _indexed_filter(alias: str, term: str) -> tuple[str, str]:
