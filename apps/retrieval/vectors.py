@@ -218,9 +218,10 @@ def _scope(backend, cursor, built: tuple[str, list], *, owner_id: int,
     if stamp is None or not _hashable(key):
         return backend.vector_scope(cursor, *built)
     known = _listed.get(key)
-    now, listed = backend.vector_scope_unless(cursor, built, stamp, None if known is None else known[0])
-    if listed is None:
+    # The stamps alone first: while they stand, the statement listing the rows is neither run nor planned.
+    if known is not None and backend.stamps_now(cursor, stamp) == known[0]:
         return known[1], known[2]
+    now, listed = backend.vector_scope_stamped(cursor, built, stamp)
     if None not in now:  # a source without a stamp yet: nothing proves the next list unchanged
         for array in listed:
             array.flags.writeable = False  # shared by every search that finds the stamps unchanged

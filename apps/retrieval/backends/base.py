@@ -191,9 +191,14 @@ class BaseSearchBackend:
         (a ``SearchScope``'s ``stamp``). None where the database keeps no such stamp."""
         return None
 
-    def vector_scope_unless(self, cursor, scope: tuple[str, list], stamp: tuple[str, list],
-                            known: tuple[int, ...] | None) -> tuple[tuple, tuple[np.ndarray, np.ndarray] | None]:
-        """The stamp now and, unless it equals ``known``, ``vector_scope``'s answer (None: unchanged)."""
+    def stamps_now(self, cursor, stamp: tuple[str, list]) -> tuple:
+        """The value of ``scope_stamp_sql``'s SQL now."""
+        cursor.execute(f"SELECT {stamp[0]}", stamp[1])
+        return tuple(cursor.fetchone()[0])
+
+    def vector_scope_stamped(self, cursor, scope: tuple[str, list],
+                             stamp: tuple[str, list]) -> tuple[tuple, tuple[np.ndarray, np.ndarray]]:
+        """The stamps and ``vector_scope``'s answer, read in one statement (one snapshot)."""
         raise NotImplementedError
 
     def vector_scope(self, cursor, sql: str, params: list) -> tuple[np.ndarray, np.ndarray]:

@@ -78,18 +78,11 @@ class PostgresSearchBackend(BaseSearchBackend):
         # No row until the owner's records first change currency (migration 0009): 0 until then.
         return f"ARRAY[COALESCE((SELECT stamp FROM {RECORD_STAMPS} WHERE owner_id = %s), 0)]", [owner_id]
 
-    def vector_scope_unless(self, cursor, scope, stamp, known):
-        # One statement, one snapshot: the stamps, then the rows unless the stamps are the known ones.
-        cursor.execute(
-            f"WITH k AS (SELECT {stamp[0]} AS now) SELECT k.now, NULL::bytea FROM k UNION ALL"
-            f" SELECT NULL, {_PACKED} FROM ({scope[0]}) s (id, stamp)"
-            " WHERE NOT EXISTS (SELECT 1 FROM k WHERE k.now = %s::bigint[])",
-            [*stamp[1], *scope[1], None if known is None else list(known)])
-        rows = cursor.fetchall()
-        now = tuple(next(row[0] for row in rows if row[0] is not None))
-        if known is not None and now == known:  # the database skipped the rows
-            return now, None
-        return now, _pairs(next(row[1] for row in rows if row[0] is None))
+    def vector_scope_stamped(self, cursor, scope, stamp):
+        cursor.execute(f"SELECT {stamp[0]}, (SELECT {_PACKED} FROM ({scope[0]}) s (id, stamp))",
+                       [*stamp[1], *scope[1]])
+        now, packed = cursor.fetchone()
+        return tuple(now), _pairs(packed)
 
     def contains(self, term):
         # strpos is never served by the trigram index: used for the per-record check

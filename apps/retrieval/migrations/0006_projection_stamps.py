@@ -9,7 +9,7 @@ touched, in the same transaction, whoever writes (the indexing service, the
 embedding task, a bulk load, raw SQL). With the stamps of the visible set's
 own sources (``consent`` migration ``0003``), a process that listed a scope
 once knows whether that list may have changed with one small read
-(``backends.postgres.PostgresSearchBackend.vector_scope_unless``; docs/search.md
+(``vectors._scope``; docs/search.md
 "Speed and memory"). Owners with rows get a first stamp here; SQLite lists the
 scope on every search and needs none.
 """
