@@ -6,6 +6,7 @@ Design notes: docs/design.md.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from django.db.models import QuerySet
 
@@ -55,9 +56,11 @@ def _check(query: str, offset: int, limit: int) -> None:
 
 
 # SPEC S-1 (home)
-def search_visible_matches(*, owner_id: int, visible: QuerySet[Fact], query: str, offset: int,
-                           limit: int, visible_stamp: tuple[str, list[int]] | None = None) -> SearchMatches:
-    """The ids of the facts among ``visible`` (the owner's) whose label or value matches ``query``, by rank.
+def search_visible_matches(*, owner_id: int, visible: QuerySet[Fact] | tuple[str, list[Any]], query: str,
+                           offset: int, limit: int,
+                           visible_stamp: tuple[str, list[int]] | None = None) -> SearchMatches:
+    """The ids of the facts among ``visible`` (the owner's; a queryset, or its ids' SQL and parameters:
+    ``visible_ids``) whose label or value matches ``query``, by rank.
 
     ``visible_stamp``: ``SearchScope.stamp`` of ``visible`` (the consent selector ``visible_set_stamp``).
     Bad query, offset or limit: ``SearchError("invalid_argument", …)``; readers re-apply the visibility rule."""

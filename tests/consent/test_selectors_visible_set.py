@@ -10,10 +10,12 @@ from django.test.utils import CaptureQueriesContext
 
 from apps.consent.models import FactShare
 from apps.consent.selectors import visible_set
+from apps.consent.selectors.visibility import visible_facts
 from apps.consent.selectors.visible_set import (
     EMPTY_READ,
     WINDOW_FIELDS,
     visible_fact_values,
+    visible_ids,
     visible_set_of,
     visible_set_read,
 )
@@ -259,3 +261,49 @@ def test_window_follows_ids_not_the_order_rows_are_stored_in(user):
     rest = visible_set_read(connection=connection, offset=2, limit=None)
     assert [row[0] for row in rest.rows] == [fact.pk for fact in facts[2:]]
     assert [row[0] for row in visible_fact_values(connection=connection, fields=("id",))] == [f.pk for f in facts]
+
+
+def _ids_of(records) -> set[int]:
+    """The ids that ``visible_ids``'s answer selects (SQL and parameters, or a queryset)."""
+    if not isinstance(records, tuple):
+        return set(records.values_list("pk", flat=True))
+    with db.cursor() as cursor:
+        cursor.execute(records[0], records[1])
+        return {row[0] for row in cursor.fetchall()}
+
+
+# SPEC C-1, S-1: the ids a search embeds are the rule's, compiled once (no queryset built per call) wherever
+# the connection can see anything; every change the rule looks at is followed.
+@pytest.mark.parametrize("change, still_visible", [
+    (lambda connection, fact, other: None, True),
+    (lambda connection, fact, other: fact_update(fact=fact, sensitive=True), False),
+    (lambda connection, fact, other: fact_update(fact=fact, certainty="guess"), False),
+    (lambda connection, fact, other: fact_archive(fact=fact), False),
+    (lambda connection, fact, other: fact_update(fact=fact, value="Changed"), False),  # shared at an older version
+    (lambda connection, fact, other: FactShare.objects.filter(fact=fact).delete(), False),
+    (lambda connection, fact, other: FactShare.objects.create(connection=connection, fact=other, fact_version=1,
+                                                              shared_at=other.created_at), True),  # not the owner's
+    (lambda connection, fact, other: connection_narrow(connection=connection, categories={"preferences", "goals"}),
+     False),
+], ids=["as-shared", "sensitive", "guess", "archived", "older-version", "unshared", "foreign", "narrowed"])
+def test_visible_ids_are_the_rule_compiled_once(user, other_user, change, still_visible):
+    connection, facts = profile(user, 6)
+    foreign = make_fact(other_user, label="Foreign", value="Never shown")
+    change(connection, facts[0], foreign)
+    connection.refresh_from_db()
+    records = visible_ids(connection=connection)
+    assert isinstance(records, tuple)  # the compiled statement, not a queryset
+    found = _ids_of(records)
+    assert found == set(visible_facts(connection=connection).values_list("pk", flat=True))
+    assert (facts[0].pk in found) is still_visible and foreign.pk not in found and facts[1].pk in found
+
+
+# SPEC C-7, C-1: a revoked connection, or one with no category left, sees nothing.
+def test_visible_ids_of_a_connection_that_sees_nothing(user):
+    connection, _ = profile(user, 2)
+    connection_narrow(connection=connection, categories=set())
+    connection.refresh_from_db()
+    assert _ids_of(visible_ids(connection=connection)) == set()
+    connection_revoke(connection=connection)
+    connection.refresh_from_db()
+    assert _ids_of(visible_ids(connection=connection)) == set()

@@ -128,6 +128,20 @@ def test_paging_matches(user, connect, issue_token):
     assert sorted(ids, key=int) == [str(fact.id) for fact in facts]
 
 
+# SPEC S-1, C-1: the visibility rule a search embeds is compiled once, not built as a queryset on each call
+# (which cost about as much as the rest of the call's Python). The answer still follows the rule.
+def test_a_search_builds_no_visibility_queryset(searchable, monkeypatch):
+    from apps.consent.selectors import visibility
+
+    connection, coffee, _, token = searchable
+    search(token, query="coffee")  # compiles the statement
+    built = []
+    rule = visibility.visible_query
+    monkeypatch.setattr(visibility, "visible_query", lambda *args: built.append(args) or rule(*args))
+    assert [fact["id"] for fact in search(token, query="coffee")["facts"]] == [str(coffee.id)]
+    assert built == []
+
+
 # SPEC M-2: the SDK client validates the result against the published output schema.
 def test_search_through_sdk(mcp, searchable):
     _, coffee, _, token = searchable

@@ -47,6 +47,18 @@ def visible_fact_values(*, connection: Connection, fields: tuple[str, ...]) -> l
     return list(visible_facts(connection=connection).values_list(*fields)) if found is None else found
 
 
+def visible_ids(*, connection: Connection) -> tuple[str, list[Any]] | QuerySet[Fact]:
+    """The ids of ``visible_facts(connection)`` for another statement to embed (``SearchScope.records``): its SQL
+    and parameters, compiled once per shape; the queryset where nothing is visible or the stand-ins do not bind."""
+    categories = connection_categories(connection)
+    if connection.revoked_at is None and categories:
+        found = statements.bound(Fact, _visible_build(len(categories), ("id",), False), _kinds(len(categories)),
+                                 *_values(connection, categories))
+        if found is not None:
+            return found
+    return visible_facts(connection=connection)
+
+
 @lru_cache(maxsize=64)
 def _visible_build(category_count: int, fields: tuple[str, ...], ordered: bool) -> Callable[..., QuerySet[Fact, Any]]:
     """``visible_query`` as ``values_list(*fields)``, one builder per shape (it keys the compiled statement)."""

@@ -7,8 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from apps.consent.selectors.visibility import visible_facts
-from apps.consent.selectors.visible_set import visible_set_stamp
+from apps.consent.selectors.visible_set import visible_ids, visible_set_stamp
 from apps.mcp_server.errors import tool_error
 from apps.mcp_server.schemas import SEARCH_LIMIT_MAX
 from apps.mcp_server.tools.answer import Answer
@@ -24,7 +23,7 @@ def search_user_context(grant, arguments: dict[str, Any]) -> Answer:
     try:
         found = search_visible_matches(
             owner_id=grant.connection.user_id,
-            visible=visible_facts(connection=grant.connection),
+            visible=visible_ids(connection=grant.connection),
             visible_stamp=visible_set_stamp(connection=grant.connection),
             query=arguments["query"],
             offset=offset,
