@@ -298,12 +298,9 @@ def test_visible_ids_are_the_rule_compiled_once(user, other_user, change, still_
     assert (facts[0].pk in found) is still_visible and foreign.pk not in found and facts[1].pk in found
 
 
-# SPEC C-7, C-1: a revoked connection, or one with no category left, sees nothing.
-def test_visible_ids_of_a_connection_that_sees_nothing(user):
+# SPEC C-1: a connection with no category left sees nothing (a revoked one: test_visibility_revoked.py).
+def test_visible_ids_of_a_connection_without_categories(user):
     connection, _ = profile(user, 2)
     connection_narrow(connection=connection, categories=set())
-    connection.refresh_from_db()
-    assert _ids_of(visible_ids(connection=connection)) == set()
-    connection_revoke(connection=connection)
     connection.refresh_from_db()
     assert _ids_of(visible_ids(connection=connection)) == set()

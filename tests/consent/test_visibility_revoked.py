@@ -10,11 +10,18 @@ wall hold on its own.
 from __future__ import annotations
 
 import pytest
+from django.db import connection as db
 
 from apps.common import clock
 from apps.consent.models import Connection, FactShare
 from apps.consent.selectors.visibility import visible_facts
-from apps.consent.selectors.visible_set import EMPTY_READ, WINDOW_FIELDS, visible_fact_values, visible_set_read
+from apps.consent.selectors.visible_set import (
+    EMPTY_READ,
+    WINDOW_FIELDS,
+    visible_fact_values,
+    visible_ids,
+    visible_set_read,
+)
 from tests.consent.factories import make_connection, make_fact, share
 
 pytestmark = pytest.mark.django_db
@@ -47,3 +54,14 @@ def test_visible_fact_values_of_a_revoked_connection_is_empty(revoked_with_share
 def test_visible_set_read_of_a_revoked_connection_is_empty(revoked_with_shares):
     assert visible_set_read(connection=revoked_with_shares, limit=None) == EMPTY_READ
     assert visible_set_read(connection=revoked_with_shares, ids=[1, 2, 3]) == EMPTY_READ
+
+
+# SPEC C-7, S-1: the ids a search embeds.
+def test_visible_ids_of_a_revoked_connection_select_nothing(revoked_with_shares):
+    records = visible_ids(connection=revoked_with_shares)
+    if not isinstance(records, tuple):  # a queryset
+        assert list(records) == []
+        return
+    with db.cursor() as cursor:
+        cursor.execute(*records)
+        assert cursor.fetchall() == []

@@ -30,7 +30,7 @@ AREAS = {
                 "connection_categories", "visible_facts", "visible_query", "shareable_facts",
             ),
             "apps/consent/selectors/visible_set.py": (
-                "visible_fact_values", "build", "_values", "visible_set_read", "_in_database",
+                "visible_fact_values", "visible_ids", "build", "_values", "visible_set_read", "_in_database",
             ),
             "apps/memory/models/facts.py": ("shareable_lookups",),
             "apps/memory/services/facts.py": ("fact_create", "fact_update", "fact_archive"),
@@ -50,6 +50,10 @@ AREAS = {
              "if fid is None and code is None)",
              "the stamps row is the first branch of the statement's UNION ALL and comes first, so next() takes it "
              "whichever condition picks it"),
+            ("apps/consent/selectors/visible_set.py", "core/ReplaceFalseWithTrue",
+             'found = statements.bound(Fact, _visible_build(len(categories), ("id",), False), '
+             '_kinds(len(categories)),',
+             "an ORDER BY inside the subquery a search embeds (``p.record_id IN (…)``) changes no id it selects"),
             ("apps/consent/selectors/visible_set.py", "core/AddNot", "if categories:",
              "the compiled statement and the queryset it is compiled from return the same rows; the condition "
              "only chooses the cheaper one (docs/performance.md)"),
