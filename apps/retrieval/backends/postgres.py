@@ -54,7 +54,7 @@ class PostgresSearchBackend(BaseSearchBackend):
     stamp_sql = "timestamptz_send(p.updated_at)"
 
     def vector_scope(self, cursor, sql, params):
-        cursor.execute(f"SELECT {_PACKED} FROM ({sql}) s (id, stamp)", params)
+        cursor.execute(_packed(sql), params)
         return _pairs(cursor.fetchone()[0])
 
     def scope_stamp_sql(self, *, owner_id, scopes):
@@ -79,8 +79,7 @@ class PostgresSearchBackend(BaseSearchBackend):
         return f"ARRAY[COALESCE((SELECT stamp FROM {RECORD_STAMPS} WHERE owner_id = %s), 0)]", [owner_id]
 
     def vector_scope_stamped(self, cursor, scope, stamp):
-        cursor.execute(f"SELECT {stamp[0]}, (SELECT {_PACKED} FROM ({scope[0]}) s (id, stamp))",
-                       [*stamp[1], *scope[1]])
+        cursor.execute(f"SELECT {stamp[0]}, ({_packed(scope[0])})", [*stamp[1], *scope[1]])
         now, packed = cursor.fetchone()
         return tuple(now), _pairs(packed)
 
@@ -198,8 +197,10 @@ def _indexed_filter(alias: str, term: str) -> tuple[str, str]:
     return f"strpos({alias}.text, %s) > 0", term
 
 
-# The ids and stamps of 20,000 rows as one bytea of big-endian int64 pairs: no per-row Python.
-_PACKED = "string_agg(int8send(s.id) || s.stamp, ''::bytea)"
+def _packed(scope_sql: str) -> str:
+    """A statement giving the (id, stamp) rows of ``scope_sql`` as one bytea of big-endian int64 pairs: 20,000
+    rows without per-row Python."""
+    return f"SELECT string_agg(int8send(s.id) || s.stamp, ''::bytea) FROM ({scope_sql}) s (id, stamp)"
 
 
 def _pairs(packed) -> tuple[np.ndarray, np.ndarray]:
