@@ -27,6 +27,7 @@ Part of ``make bench``'s scale part (``bench/run.py``), or on its own:
 
 from __future__ import annotations
 
+import gc
 import json
 import subprocess
 import sys
@@ -62,6 +63,9 @@ def _time(call, rounds: int) -> dict:
     """
     from bench.layer_scale import _percentile, _summary
 
+    # A worker freezes what it holds once loaded (config/asgi.py); this process has also written the data,
+    # which would leave the collector's full passes a heap no worker has.
+    gc.freeze()
     call(0)
     ms, cpu = [], []
     for number in range(1, rounds + 1):
