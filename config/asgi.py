@@ -17,6 +17,6 @@ from apps.mcp_server.transport.entry import mount  # noqa: E402  (needs the apps
 application = mount(django_application)
 
 # What a worker has loaded now lives as long as it does. Frozen, it is left out of the collector's full
-# passes, which otherwise walk its 100,000+ objects: 30–90 ms on whichever request sets one off
+# passes, which otherwise walk its 100,000+ objects: 31–41 ms here, on whichever request sets one off
 # (docs/performance.md "Collector pauses").
 gc.freeze()
