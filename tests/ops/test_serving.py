@@ -68,8 +68,8 @@ def test_access_log_redacts_secrets_in_the_path():
 
 
 _LOADED = """
-import gc, json
-import config.asgi
+import gc, importlib, json, sys
+importlib.import_module(sys.argv[1])
 print(json.dumps({"frozen": gc.get_freeze_count(), "tracked": len(gc.get_objects())}))
 """
 
@@ -77,9 +77,10 @@ print(json.dumps({"frozen": gc.get_freeze_count(), "tracked": len(gc.get_objects
 # SPEC O-3: a worker's application, once loaded, is out of the collector's full passes (docs/performance.md
 # "Collector pauses"); without the freeze every object it loaded is tracked, and with a freeze before
 # Django loads most of them are.
-def test_a_loaded_worker_leaves_its_startup_objects_to_no_full_collection():
+@pytest.mark.parametrize("entry", ["config.asgi", "config.wsgi"])
+def test_a_loaded_worker_leaves_its_startup_objects_to_no_full_collection(entry):
     env = subprocess_env({"DEBUG": "0", "DATABASE_URL": os.environ.get("DATABASE_URL", "")})
-    done = subprocess.run([PYTHON, "-c", _LOADED], cwd=BASE_DIR, env=env, capture_output=True, text=True,
+    done = subprocess.run([PYTHON, "-c", _LOADED, entry], cwd=BASE_DIR, env=env, capture_output=True, text=True,
                           timeout=120, check=True)
     counts = json.loads(done.stdout.strip().splitlines()[-1])
     assert counts["frozen"] > 50_000
