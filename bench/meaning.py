@@ -63,7 +63,7 @@ def _time(call, rounds: int) -> dict:
     """
     from bench.layer_scale import _percentile, _summary
 
-    # A worker freezes what it holds once loaded (config/asgi.py); this process has also written the data,
+    # A worker freezes what it holds once loaded (config/worker.py); this process has also written the data,
     # which would leave the collector's full passes a heap no worker has.
     gc.freeze()
     call(0)

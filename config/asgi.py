@@ -4,10 +4,11 @@
 (``apps/mcp_server/transport/entry.py``); everything else is Django's.
 """
 
-import gc
 import os
 
 from django.core.asgi import get_asgi_application
+
+from config.worker import settle
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 django_application = get_asgi_application()
@@ -15,8 +16,4 @@ django_application = get_asgi_application()
 from apps.mcp_server.transport.entry import mount  # noqa: E402  (needs the apps loaded above)
 
 application = mount(django_application)
-
-# What a worker has loaded now lives as long as it does. Frozen, it is left out of the collector's full
-# passes, which otherwise walk its 100,000+ objects: 31–41 ms here, on whichever request sets one off
-# (docs/performance.md "Collector pauses").
-gc.freeze()
+settle()
