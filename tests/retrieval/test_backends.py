@@ -129,6 +129,14 @@ class BackendTests:
         assert self.ids(conn, "poetry")[0] == exact.pk
         assert set(self.ids(conn, "poetry")) == {loose.pk, exact.pk}
 
+    # A field that does not hold the term adds nothing: neither to the first order nor to the relevance the
+    # best records get on PostgreSQL.
+    def test_only_the_fields_holding_the_term_score(self, conn):
+        facts = [shared_fact(conn, label=label, value="likes jasmine tea") for label in ("A much longer label", "B")]
+        scopes = [SearchScope("user_profile", ("/label", "/value"), visible_facts(connection=conn))]
+        hits = self.backend.search(owner_id=conn.user_id, query="jasmine", scopes=scopes, offset=0, limit=10)
+        assert [(hit.record_id, hit.score) for hit in hits] == [(fact.pk, hits[0].score) for fact in facts]
+
     # SPEC S-1, R-5, C-8: the order of the matches comes from their own text alone. Text the caller
     # cannot read — another person's facts, the person's unshared ones — never moves it, so the
     # ranking tells nothing about that text.

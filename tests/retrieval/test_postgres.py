@@ -13,6 +13,7 @@ from apps.consent.models import FactShare
 from apps.consent.selectors.visibility import visible_facts
 from apps.memory.models import Fact
 from apps.retrieval.backends import SearchScope, get_search_backend
+from apps.retrieval.backends.base import RELEVANCE_DEPTH
 from apps.retrieval.backends.postgres import (
     PAIRS_COLUMN,
     PAIRS_INDEX,
@@ -128,6 +129,40 @@ def test_a_search_is_bounded_by_its_two_longest_indexed_terms(user):
     assert sql.count("IN (SELECT q.resource_type, q.record_id") == 2
     assert [param for param in params if isinstance(param, str) and param.startswith("%")] == [
         "%coffee%", "%espresso%"]
+
+
+def scans(node, table):
+    """The scans of ``table`` in an ``EXPLAIN (ANALYZE, FORMAT JSON)`` plan: (node type, index, rows read, loops)."""
+    if node.get("Relation Name") == table:
+        removed = node.get("Rows Removed by Filter", 0) + node.get("Rows Removed by Index Recheck", 0)
+        read = node["Actual Rows"] + removed
+        yield node["Node Type"], node.get("Index Name"), read, node["Actual Loops"]
+    for child in node.get("Plans", []):
+        yield from scans(child, table)
+
+
+# SPEC S-3: the database's relevance is added for the best RELEVANCE_DEPTH records only, re-reading just their
+# rows, a record at a time by the unique (type, record, field) index, whatever the planner's statistics say.
+# Here they say no row holds "note", then 3,000 facts come to hold it: a re-read the planner could join
+# (a second pass over every match) or a scan per record reads far more.
+def test_the_relevance_pass_rereads_only_the_best_records_rows(user):
+    conn = make_connection(user)
+    now = clock.now()
+    facts = Fact.objects.bulk_create(Fact(owner=user, category="preferences", label=f"Item {n}",
+                                          value=f"tea {n} " + "x" * (n % 40), created_at=now, updated_at=now)
+                                     for n in range(3_000))
+    FactShare.objects.bulk_create(FactShare(connection=conn, fact=f, fact_version=1, shared_at=now) for f in facts)
+    projection_rebuild()
+    fetch("ANALYZE retrieval_searchprojection")
+    fetch("UPDATE retrieval_searchprojection SET text = replace(text, 'tea', 'note') WHERE owner_id = %s", [user.pk])
+    sql, params = get_search_backend().search_sql(
+        owner_id=conn.user_id, query="note", offset=0, limit=11,
+        scopes=[SearchScope("user_profile", ("/label", "/value"), visible_facts(connection=conn))])
+    explained = fetch("EXPLAIN (ANALYZE, FORMAT JSON) " + sql, params)[0][0][0]["Plan"]
+    read = list(scans(explained, SearchProjection._meta.db_table))
+    assert ("Index Scan", "projection_one_per_field") in [scan[:2] for scan in read if scan[3] == RELEVANCE_DEPTH], read
+    # At most the person's rows once (two fields of 3,000 facts), and each best record's two rows.
+    assert sum(rows * loops for _, _, rows, loops in read) <= 2 * 3_000 + 2 * RELEVANCE_DEPTH, read
 
 
 def cjk_pairs(text: str) -> list[str]:

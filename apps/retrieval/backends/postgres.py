@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 from django.db import connections
 
-from apps.retrieval.backends.base import TRIGRAM, BaseSearchBackend, like_pattern
+from apps.retrieval.backends.base import TRIGRAM, BaseSearchBackend, like_pattern, readable_fields
 from apps.retrieval.indexing import is_cjk_pair
 from apps.retrieval.models import SearchProjection
 
@@ -107,18 +107,14 @@ class PostgresSearchBackend(BaseSearchBackend):
         # A record answers only when each term is in one of its readable fields. The records of the longest
         # indexed terms (trigrams, CJK pairs), found by the owner-first indexes, bound the rows read and
         # scored: a common or short term no longer makes the statement score every row of the person's.
-        fields, params = [], []
-        for scope in scopes:
-            if scope.fields:
-                fields.append(f"(q.resource_type = %s AND q.field IN ({', '.join(['%s'] * len(scope.fields))}))")
-                params += [scope.resource_type, *scope.fields]
+        fields, params = readable_fields("q", scopes)
         sql, every = "", []
         for term in _bounding(terms):
             term_sql, term_param = _indexed_filter("q", term)
             sql += (f" AND (p.resource_type, p.record_id) IN (SELECT q.resource_type, q.record_id FROM {self.table} q"
-                    f" WHERE q.owner_id = {self.owner_placeholder()} AND ({' OR '.join(fields)}) AND {term_sql})")
+                    f" WHERE q.owner_id = {self.owner_placeholder()} AND ({fields}) AND {term_sql})")
             every += [owner_id, *params, term_param]
-        return (sql, every) if fields else ("", [])
+        return (sql, every) if params else ("", [])
 
     def score_expression(self, terms, long_terms):
         tsquery = " || ".join(f"plainto_tsquery('{TS_CONFIG}', %s)" for _ in terms)
