@@ -46,14 +46,18 @@ def test_an_unreadable_field_moves_no_score_and_no_snippet(user, frozen_clock): 
     a = services.todo_create(owner=user, title="Dentist appointment", notes="nothing here")
     b = services.todo_create(owner=user, title="Dentist appointment", notes="nothing here")
     titles_only = access(user, {"todo": {"operations": OPS, "fields": ["/title"]}})
-    before = call(titles_only, "search", query="tooth doctor visit")
-    assert sorted(refs(before)) == sorted([f"todo:{a.pk}", f"todo:{b.pk}"])
+    # A question the titles answer by meaning only, and a word they hold (on PostgreSQL the best records
+    # are then scored again with the database's relevance, which must read their readable fields only).
+    queries = ("tooth doctor visit", "dentist")
+    before = {query: call(titles_only, "search", query=query) for query in queries}
+    assert all(sorted(refs(answer)) == sorted([f"todo:{a.pk}", f"todo:{b.pk}"]) for answer in before.values())
     # Notes that are the query itself, word for word and in meaning, in only one of the two.
     services.todo_update(todo=b, notes="tooth doctor visit: a dental check-up at the dentist")
-    after = call(titles_only, "search", query="tooth doctor visit")
-    assert after == before
-    assert len({hit["score"] for hit in after["hits"]}) == 1
-    assert all(hit["snippet"]["path"] == "/title" for hit in after["hits"])
+    for query in queries:
+        after = call(titles_only, "search", query=query)
+        assert after == before[query]
+        assert len({hit["score"] for hit in after["hits"]}) == 1
+        assert all(hit["snippet"]["path"] == "/title" for hit in after["hits"])
 
 
 def test_nested_meaning_is_matched_only_where_granted(user):  # SPEC S-4, R-5
