@@ -94,6 +94,15 @@ class BackendTests:
         fact = shared_fact(conn, label="Coffee", value="每天两杯")
         assert self.ids(conn, "coffee 两杯") == [fact.pk]
 
+    # SPEC S-3: a record answers only when it holds every term, those an index bounds the search by (the two
+    # longest, on PostgreSQL) and the rest: a short term, a third long one.
+    def test_every_term_is_required_whichever_bounds_the_search(self, conn):
+        facts = {value: shared_fact(conn, label="Note", value=value) for value in (
+            "alpha gamma", "alpha gamma zz", "alpha beta gamma", "alpha beta gamma zz", "alpha beta zz")}
+        assert self.ids(conn, "alpha gamma zz") == [facts["alpha gamma zz"].pk, facts["alpha beta gamma zz"].pk]
+        assert self.ids(conn, "alpha beta gamma") == [facts["alpha beta gamma"].pk, facts["alpha beta gamma zz"].pk]
+        assert self.ids(conn, "gamma zz alpha beta") == [facts["alpha beta gamma zz"].pk]
+
     def test_full_width_input_matches(self, conn):
         fact = shared_fact(conn, label="Tea", value="Green tea")
         assert self.ids(conn, "ＴＥＡ") == [fact.pk]

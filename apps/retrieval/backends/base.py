@@ -93,8 +93,11 @@ class BaseSearchBackend:
         match_sql, match_params = self.candidate_filter(long_terms, short_terms)
         every_sql, every_params = self.records_with_every_term(owner_id, scopes, terms) if len(terms) > 1 \
             else ("", [])
-        having, having_params = [], []  # a record holds every term
+        bound = self.bounding_terms(terms) if every_sql else []
+        having, having_params = [], []  # a record holds every term the bound leaves
         for term in terms if not single else ():
+            if term in bound:
+                continue
             contains_sql, contains_params = self.contains(term)
             having.append(f"MAX(CASE WHEN {contains_sql} THEN 1 ELSE 0 END) = 1")
             having_params += contains_params
@@ -291,11 +294,17 @@ class BaseSearchBackend:
     def records_with_every_term(
         self, owner_id: int, scopes: Sequence[SearchScope], terms: list[str]
     ) -> tuple[str, list]:
-        """SQL (`` AND …``) keeping the rows of records whose readable fields hold each term an index finds; may
+        """SQL (`` AND …``) keeping the rows of records whose readable fields hold each of ``bounding_terms``; may
         be empty.
 
-        Only narrows what the HAVING clause would drop: the answer is the same, found sooner."""
+        It drops what the HAVING clause would: the answer is the same, found sooner, and HAVING asks only the
+        other terms."""
         return "", []
+
+    def bounding_terms(self, terms: list[str]) -> list[str]:
+        """The terms ``records_with_every_term`` bounds the search by: each record it keeps holds them in a
+        readable field, so the per-record check (HAVING) need not ask again."""
+        return []
 
     def score_expression(self, terms: list[str], long_terms: list[str]) -> tuple[str, list]:
         """The database's own relevance for one row (added to the shared coverage score)."""

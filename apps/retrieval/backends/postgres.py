@@ -109,12 +109,18 @@ class PostgresSearchBackend(BaseSearchBackend):
         # scored: a common or short term no longer makes the statement score every row of the person's.
         fields, params = readable_fields("q", scopes)
         sql, every = "", []
-        for term in _bounding(terms):
+        for term in self.bounding_terms(terms):
             term_sql, term_param = _indexed_filter("q", term)
             sql += (f" AND (p.resource_type, p.record_id) IN (SELECT q.resource_type, q.record_id FROM {self.table} q"
                     f" WHERE q.owner_id = {self.owner_placeholder()} AND ({fields}) AND {term_sql})")
             every += [owner_id, *params, term_param]
         return (sql, every) if params else ("", [])
+
+    def bounding_terms(self, terms):
+        # The longest an index finds (likely the rarest), in query order: LIKE and the CJK pairs test the
+        # normalized text exactly as the per-record check's strpos does.
+        longest = sorted((term for term in terms if _indexed(term)), key=len, reverse=True)[:BOUNDING_TERMS]
+        return [term for term in terms if term in longest]
 
     def score_expression(self, terms, long_terms):
         tsquery = " || ".join(f"plainto_tsquery('{TS_CONFIG}', %s)" for _ in terms)
@@ -175,13 +181,6 @@ def _indexed(term: str) -> bool:
 
 # Each bound is a semi-join the planner may order: with more of them, planning costs more than they save.
 BOUNDING_TERMS = 2
-
-
-def _bounding(terms: list[str]) -> list[str]:
-    """The terms that bound a search's rows: the longest an index finds (likely the rarest), in query order;
-    the HAVING clause checks the others."""
-    longest = sorted((term for term in terms if _indexed(term)), key=len, reverse=True)[:BOUNDING_TERMS]
-    return [term for term in terms if term in longest]
 
 
 def _indexed_filter(alias: str, term: str) -> tuple[str, str]:
