@@ -236,11 +236,9 @@ class BaseSearchBackend:
                     scope.records.order_by().values("pk").query.sql_with_params())
             except EmptyResultSet:
                 continue  # the caller may see no record of this type
-            placeholders = ", ".join(["%s"] * len(scope.fields))
-            parts.append(
-                f"(p.resource_type = %s AND p.field IN ({placeholders}) AND p.record_id IN ({records_sql}))"
-            )
-            params += [scope.resource_type, *scope.fields, *records_params]
+            fields_sql, fields_params = _readable_in("p", scope)
+            parts.append(f"({fields_sql} AND p.record_id IN ({records_sql}))")
+            params += [*fields_params, *records_params]
         return (" OR ".join(parts), params) if parts else None
 
     def _weight_expression(self, scopes: Sequence[SearchScope]) -> tuple[str, list]:
@@ -321,12 +319,15 @@ class BaseSearchBackend:
 
 def readable_fields(alias: str, scopes: Sequence[SearchScope]) -> tuple[str, list]:
     """SQL true for a row of ``alias`` in a field its scope may read (whatever its record), and its parameters."""
-    parts, params = [], []
-    for scope in scopes:
-        if scope.fields:
-            parts.append(f"({alias}.resource_type = %s AND {alias}.field IN ({', '.join(['%s'] * len(scope.fields))}))")
-            params += [scope.resource_type, *scope.fields]
-    return " OR ".join(parts) or "FALSE", params
+    clauses = [_readable_in(alias, scope) for scope in scopes if scope.fields]
+    return " OR ".join(sql for sql, _ in clauses) or "FALSE", [param for _, params in clauses for param in params]
+
+
+def _readable_in(alias: str, scope: SearchScope) -> tuple[str, list]:
+    """SQL true for a row of ``alias`` of ``scope``'s type in one of its readable fields, and its parameters."""
+    placeholders = ", ".join(["%s"] * len(scope.fields))
+    return (f"({alias}.resource_type = %s AND {alias}.field IN ({placeholders}))",
+            [scope.resource_type, *scope.fields])
 
 
 def stamp(value) -> int:
