@@ -70,6 +70,8 @@ TEMPLATES = [
                 "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                # SPEC W-7: the header's count of waiting suggestions, read only where a template shows it.
+                "apps.consent.context_processors.waiting_suggestions",
             ],
         },
     },
@@ -289,12 +291,50 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": crontab(minute=37),
         "options": {"expires": 30 * 60},
     },
+    # SPEC W-7: digests at 00:23 UTC (08:23 in China), weekly ones on the first run of the ISO week at which
+    # something waits; notices before expiry hourly, each window once (NoticeSent), so a run missed is made up.
+    "notices-digest": {
+        "task": "consent.notices_digest",  # apps/consent/tasks.py
+        "schedule": crontab(hour=0, minute=23),
+        "options": {"expires": 6 * 60 * 60},
+    },
+    "notices-expiry": {
+        "task": "consent.notices_expiry",
+        "schedule": crontab(minute=41),
+        "options": {"expires": 30 * 60},
+    },
     "rebuild-search-projection": {
         "task": "retrieval.rebuild_search_projection",  # apps/retrieval/tasks.py
         "schedule": crontab(hour=4, minute=3),
         "options": {"expires": 6 * 60 * 60},
     },
 }
+
+# --- E-mail (SPEC W-7): digests of waiting suggestions and notices before they expire ---------------
+# With EMAIL_HOST: an SMTP server (EMAIL_PORT, EMAIL_HOST_USER, EMAIL_HOST_PASSWORD, EMAIL_USE_TLS or
+# EMAIL_USE_SSL, EMAIL_TIMEOUT). Without it (the local default): each message is written to a file under
+# var/mail/ (EMAIL_FILE_PATH), to be read there. docs/deploy.md.
+EMAIL_HOST = env.str("EMAIL_HOST", "")
+if EMAIL_HOST:
+    EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    EMAIL_PORT = env.int("EMAIL_PORT", 587)
+    EMAIL_HOST_USER = env.str("EMAIL_HOST_USER", "")
+    EMAIL_HOST_PASSWORD = env.str("EMAIL_HOST_PASSWORD", "")
+    EMAIL_USE_SSL = env.bool("EMAIL_USE_SSL", default=EMAIL_PORT == 465)
+    EMAIL_USE_TLS = env.bool("EMAIL_USE_TLS", default=EMAIL_PORT == 587 and not EMAIL_USE_SSL)
+    EMAIL_TIMEOUT = env.int("EMAIL_TIMEOUT", 10)
+    if EMAIL_USE_SSL and EMAIL_USE_TLS:
+        raise ImproperlyConfigured("EMAIL_USE_TLS and EMAIL_USE_SSL exclude each other: set one")
+    if not 1 <= EMAIL_TIMEOUT <= 300:
+        raise ImproperlyConfigured("EMAIL_TIMEOUT must be between 1 and 300 seconds")
+else:
+    EMAIL_BACKEND = "django.core.mail.backends.filebased.EmailBackend"
+    EMAIL_FILE_PATH = env.str("EMAIL_FILE_PATH") or VAR_DIR / "mail"
+DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", "LifeOS Memory <noreply@localhost>" if LOCAL else "")
+if not DEFAULT_FROM_EMAIL:
+    from urllib.parse import urlsplit as _urlsplit
+
+    DEFAULT_FROM_EMAIL = f"LifeOS Memory <noreply@{_urlsplit(PUBLIC_BASE_URL).hostname}>"
 
 # --- OAuth for assistants (SPEC A-1 … A-9; decisions in docs/oauth.md) -------
 OAUTH2_PROVIDER_APPLICATION_MODEL = "oauth2_provider.Application"

@@ -10,7 +10,7 @@ from django.contrib.auth import get_user_model
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
-from apps.consent.models import AccessEvent, Connection, FactShare
+from apps.consent.models import AccessEvent, Connection, FactShare, NoticeSent, NoticeSettings
 from apps.consent.services import connection_revoke
 
 USERNAME = f"user__{get_user_model().USERNAME_FIELD}"
@@ -103,6 +103,34 @@ class AccessEventAdmin(ReadOnlyAdmin):
     @admin.display(description=_("facts sent"))
     def fact_count(self, obj):
         return len(obj.facts or [])
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(NoticeSettings)
+class NoticeSettingsAdmin(ReadOnlyAdmin):
+    """What e-mail each person chose (SPEC W-7); changed only by the person, on their pages or by unsubscribing."""
+
+    list_display = ("id", "user", "digest", "expiry_notice", "language", "updated_at")
+    list_select_related = ("user",)
+    list_filter = ("digest", "expiry_notice", "language")
+    search_fields = (USERNAME,)
+    fields = ("user", "digest", "expiry_notice", "language", "updated_at")
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(NoticeSent)
+class NoticeSentAdmin(ReadOnlyAdmin):
+    """Which notice went to whom for which window: what keeps a window from being sent twice (SPEC W-7)."""
+
+    list_display = ("id", "user", "kind", "window", "sent_at")
+    list_select_related = ("user",)
+    list_filter = ("kind", "sent_at")
+    search_fields = (USERNAME, "window")
+    fields = ("user", "kind", "window", "sent_at")
 
     def has_change_permission(self, request, obj=None):
         return False

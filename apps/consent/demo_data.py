@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.db import transaction
 from oauth2_provider.models import get_application_model
 
@@ -16,6 +17,7 @@ from apps.consent.services import (
     ProposalError,
     access_event_record,
     connection_authorize,
+    notice_settings_save,
     proposal_ignore,
     proposal_submit,
     shares_set,
@@ -91,3 +93,9 @@ def seed_assistants(*, owner, assistants: int, suggestions: int) -> AssistantsSe
         access_event_record(connection=first, tool="get_user_context", facts=sent)
         seeded.events_added += 1
     return seeded
+
+
+def seed_notices(*, owner) -> None:
+    """The demo person's e-mail choices: no digest (SPEC W-7); the rest as the defaults, address as it is."""
+    notice_settings_save(user=owner, digest="off", expiry_notice=True, email=owner.email,
+                         language=settings.LANGUAGE_CODE)

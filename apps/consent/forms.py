@@ -228,3 +228,17 @@ class ProposalEditForm(ProposalConfirmForm):
 
     def changes(self) -> dict:
         return {name: self.cleaned_data[name] for name in ("category", "label", "value", "evidence")}
+
+
+class NoticeSettingsForm(forms.Form):
+    """The e-mail a person wants about waiting suggestions (SPEC W-7); the service checks the combination."""
+
+    email = forms.EmailField(label=_("E-mail address"), max_length=254, required=False)
+    digest = forms.ChoiceField(label=_("Digest of waiting suggestions"), choices=[
+        ("off", _("Off")), ("daily", _("Daily")), ("weekly", _("Weekly"))])
+    expiry_notice = forms.BooleanField(label=_("Tell me three days before suggestions expire"), required=False)
+
+    @classmethod
+    def for_settings(cls, chosen, email: str) -> NoticeSettingsForm:
+        return cls(initial={"email": email, "digest": chosen.digest, "expiry_notice": chosen.expiry_notice},
+                   auto_id="notices-%s")

@@ -139,3 +139,57 @@ class AccessEvent(models.Model):  # noqa: DJ008 - its admin shows it by its colu
         verbose_name_plural = _("access events")
         ordering = ["-created_at", "-id"]
         indexes = [models.Index(fields=["connection", "-created_at"], name="access_conn_time")]
+
+
+class NoticeSettings(models.Model):
+    """What e-mail a person wants about suggestions waiting for them (SPEC W-7). No row: the defaults."""
+
+    class Digest(models.TextChoices):
+        OFF = "off", _("Off")
+        DAILY = "daily", _("Daily")
+        WEEKLY = "weekly", _("Weekly")
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notice_settings")
+    digest = models.CharField(_("digest of waiting suggestions"), max_length=8, choices=Digest.choices,
+                              default=Digest.OFF)
+    expiry_notice = models.BooleanField(_("notice before suggestions expire"), default=True)
+    language = models.CharField(_("language of the e-mails"), max_length=16, default=settings.LANGUAGE_CODE)
+    updated_at = models.DateTimeField(_("updated"))
+
+    class Meta:
+        verbose_name = _("notice settings")
+        verbose_name_plural = _("notice settings")
+        constraints = [
+            models.CheckConstraint(condition=Q(digest__in=["off", "daily", "weekly"]), name="notice_digest_valid"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user}: {self.digest}"
+
+
+class NoticeSent(models.Model):
+    """One message of one kind for one window was sent to this person: never a second (SPEC W-7).
+
+    Written, and committed, before the message is handed to the mail server; removed again when the server
+    refuses it, so a later run sends it. ``window``: the day or ISO week of a digest, the expiry date of a notice.
+    """
+
+    class Kind(models.TextChoices):
+        DIGEST = "digest", _("Digest of waiting suggestions")
+        EXPIRY = "expiry", _("Suggestions about to expire")
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    kind = models.CharField(_("kind"), max_length=8, choices=Kind.choices)
+    window = models.CharField(_("window"), max_length=16)
+    sent_at = models.DateTimeField(_("sent"))
+
+    class Meta:
+        verbose_name = _("notice sent")
+        verbose_name_plural = _("notices sent")
+        ordering = ["-sent_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["user", "kind", "window"], name="notice_once_per_window"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.window} → {self.user}"

@@ -26,3 +26,15 @@ def proposals_expire() -> int:
     Reads and actions already enforce expiry; this makes the stored status true for lists and admin.
     """
     return services.proposal_expire_due()
+
+
+@shared_task(name="consent.notices_digest")
+def notices_digest() -> dict[str, int]:
+    """Send the daily and weekly digests of waiting suggestions that are due (SPEC W-7); each window once."""
+    return vars(services.notices_send_digests())
+
+
+@shared_task(name="consent.notices_expiry")
+def notices_expiry() -> dict[str, int]:
+    """Tell people, once, about their suggestions expiring in three days (SPEC W-7, P-5)."""
+    return vars(services.notices_send_expiry())

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from apps.consent.views import assistants, export, facts, proposals
+from apps.consent.views import assistants, export, facts, notices, proposals
 
 app_name = "consent"
 
@@ -12,6 +12,7 @@ urlpatterns = [
     path("me/facts/add/", facts.FactAddView.as_view(), name="fact-add"),
     path("me/facts/<int:pk>/edit/", facts.FactEditView.as_view(), name="fact-edit"),
     path("me/facts/<int:pk>/archive/", facts.FactArchiveView.as_view(), name="fact-archive"),
+    path("me/facts/<int:pk>/restore/", facts.FactRestoreView.as_view(), name="fact-restore"),
     path("me/facts/<int:pk>/sensitive/", facts.FactSensitiveView.as_view(), name="fact-sensitive"),
     path("me/assistants/", assistants.AssistantsView.as_view(), name="assistants"),
     path("me/assistants/<int:pk>/", assistants.AssistantView.as_view(), name="assistant"),
@@ -24,4 +25,8 @@ urlpatterns = [
     path("me/proposals/<int:pk>/edit/", proposals.ProposalEditView.as_view(), name="proposal-edit"),
     path("me/proposals/<int:pk>/ignore/", proposals.ProposalIgnoreView.as_view(), name="proposal-ignore"),
     path("me/export/", export.ExportView.as_view(), name="export"),
+    path("me/notices/", notices.NoticesView.as_view(), name="notices"),
+    path("me/notices/save/", notices.NoticesSaveView.as_view(), name="notices-save"),
+    # The link of every e-mail notice: no login, a signed token (SPEC W-7).
+    path("notices/unsubscribe/<str:token>/", notices.UnsubscribeView.as_view(), name="unsubscribe"),
 ]

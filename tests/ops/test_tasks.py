@@ -199,7 +199,8 @@ def test_beat_schedule_names_registered_tasks(settings):
     app.loader.import_default_modules()
     scheduled = {entry["task"] for entry in settings.CELERY_BEAT_SCHEDULE.values()}
     assert {"ops.access_events_prune", "ops.oauth_tokens_purge", "ops.proposals_expire",
-            "retrieval.rebuild_search_projection"} <= scheduled
+            "retrieval.rebuild_search_projection",
+            "consent.notices_digest", "consent.notices_expiry"} <= scheduled  # SPEC W-7
     assert scheduled <= set(app.tasks), scheduled - set(app.tasks)
 
 

@@ -98,14 +98,17 @@ class AssistantCard:
     connection: Connection
     shared_count: int
     replay_at: object = None
+    waiting: int = 0  # suggestions waiting (SPEC W-7), from the header's count
 
 
-def assistants_page(*, user: User) -> dict[str, Any]:
-    """Every connection of the person, active first (SPEC W-3)."""
+def assistants_page(*, user: User, waiting: Mapping[int, int] | None = None) -> dict[str, Any]:
+    """Every connection of the person, active first (SPEC W-3); ``waiting``: connection id → suggestions waiting."""
     connections = list(visibility.connections_for(user=user))
     replays = replay_notices(user=user)
     counts = visibility.visible_counts(connections=connections)  # one query, however many assistants
-    cards = [AssistantCard(c, counts.get(c.pk, 0), replays.get(c.application_id)) for c in connections]
+    waiting = waiting or {}
+    cards = [AssistantCard(c, counts.get(c.pk, 0), replays.get(c.application_id), waiting.get(c.pk, 0))
+             for c in connections]
     return {
         "active": [card for card in cards if card.connection.is_active],
         "revoked": [card for card in cards if not card.connection.is_active],

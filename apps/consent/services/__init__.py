@@ -50,3 +50,22 @@ __all__ += [
 from apps.consent.services.proposal_bulk import proposals_ignore  # noqa: E402 - grouped with its section
 
 __all__ += ["proposals_ignore"]
+
+# E-mail about waiting suggestions (SPEC W-7).
+from apps.consent.services.notices import (  # noqa: E402 - grouped with its section
+    NoticeRun,
+    notice_deliver,
+    notice_settings_save,
+    notices_send_digests,
+    notices_send_expiry,
+    notices_unsubscribe,
+)
+
+__all__ += [
+    "NoticeRun",
+    "notice_deliver",
+    "notice_settings_save",
+    "notices_send_digests",
+    "notices_send_expiry",
+    "notices_unsubscribe",
+]

@@ -10,6 +10,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from apps.consent.context_processors import waiting_for
 from apps.consent.forms import FactFilterForm, NarrowForm, ProposalEditForm, ShareForm
 from apps.consent.selectors import fact_lists, pages
 from apps.consent.selectors.visibility import connection_categories, visible_facts
@@ -31,7 +32,8 @@ class AssistantsView(MePage):
     nav = "assistants"
 
     def get(self, request):
-        return self.render_page("me/assistants.html", pages.assistants_page(user=request.user))
+        waiting = waiting_for(request).by_connection  # read once, for the header too (SPEC W-7)
+        return self.render_page("me/assistants.html", pages.assistants_page(user=request.user, waiting=waiting))
 
 
 class ConnectionPageMixin(MePage):

@@ -12,7 +12,15 @@ from apps.consent.forms import FactAddForm, FactEditForm, FactFilterForm, Sensit
 from apps.consent.selectors import fact_lists, pages
 from apps.consent.views import submissions
 from apps.consent.views.mixins import MeAction, MePage
-from apps.memory.services import FactArchived, FactVersionConflict, fact_archive, fact_create, fact_update
+from apps.memory.models import FactStatus
+from apps.memory.services import (
+    FactArchived,
+    FactVersionConflict,
+    fact_archive,
+    fact_create,
+    fact_restore,
+    fact_update,
+)
 
 TEMPLATE = "me/facts.html"
 
@@ -119,6 +127,21 @@ class FactArchiveView(MeAction):
         fact = fact_archive(fact=fact)
         messages.success(request, _("Archived “%(label)s”. No assistant sees it any more.") % {"label": fact.label})
         return redirect(back)
+
+
+class FactRestoreView(MeAction):
+    """An archived fact back in the list, as a new version: its sharing is confirmed again (SPEC W-2, C-2)."""
+
+    def post(self, request, pk):
+        fact = pages.fact_for(user=request.user, fact_id=pk)
+        was_archived = fact.status == FactStatus.ARCHIVED
+        fact = fact_restore(fact=fact)
+        if was_archived:
+            messages.success(request, _(
+                "Restored “%(label)s” as version %(version)s. No assistant sees it until you share it again "
+                "on the assistant's page."
+            ) % {"label": fact.label, "version": fact.version})
+        return redirect(_to_fact(fact))
 
 
 class FactSensitiveView(FactsPageMixin, MeAction):

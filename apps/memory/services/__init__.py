@@ -1,6 +1,13 @@
 """Every write to a memory resource goes through these functions."""
 
-from apps.memory.services.facts import FactArchived, FactVersionConflict, fact_archive, fact_create, fact_update
+from apps.memory.services.facts import (
+    FactArchived,
+    FactVersionConflict,
+    fact_archive,
+    fact_create,
+    fact_restore,
+    fact_update,
+)
 from apps.memory.services.resources import (
     calendar_event_create,
     contact_create,
@@ -23,6 +30,7 @@ __all__ = [
     "episode_create",
     "fact_archive",
     "fact_create",
+    "fact_restore",
     "fact_update",
     "intent_create",
     "resource_delete",

@@ -115,3 +115,19 @@ def fact_archive(*, fact: Fact) -> Fact:
     locked.status = FactStatus.ARCHIVED
     locked.updated_at = clock.now()
     return _save(locked, update_fields=["status", "updated_at"])
+
+
+@transaction.atomic
+def fact_restore(*, fact: Fact) -> Fact:
+    """Bring an archived fact back as a new version (SPEC W-2, C-2): no share given before counts again.
+
+    Restoring is a change to what assistants could be sent, so the version goes up by one and the person
+    confirms the fact again for each assistant; an active fact is returned as it is (a form sent twice).
+    """
+    locked = Fact.objects.select_for_update().get(pk=fact.pk)
+    if locked.status == FactStatus.ACTIVE:
+        return locked
+    locked.status = FactStatus.ACTIVE
+    locked.version += 1
+    locked.updated_at = clock.now()
+    return _save(locked, update_fields=["status", "version", "updated_at"])

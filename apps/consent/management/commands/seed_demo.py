@@ -5,7 +5,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from apps.consent.demo_data import seed_assistants
+from apps.consent.demo_data import seed_assistants, seed_notices
 from apps.memory.demo_data import seed_demo
 
 
@@ -53,6 +53,7 @@ class Command(BaseCommand):
             f"({seeded.created} created, {seeded.updated} updated, {seeded.unchanged} unchanged, "
             f"{seeded.archived} archived) and the demo week's records."
         ))
+        seed_notices(owner=user)  # SPEC W-7: the demo person gets no digest
         if assistants:
             # The person's side of consent builds on the facts made above.
             added = seed_assistants(owner=user, assistants=assistants, suggestions=suggestions)
