@@ -281,3 +281,41 @@ def test_unreachable_server_fails_the_message_not_the_run(person, assistants, se
     run = notices_send_digests()
     assert (run.sent, run.failed) == (0, 1)
     assert not NoticeSent.objects.exists()
+
+
+# SPEC W-7: two runs at the same moment (two beats, or a task redelivered while the first still runs) send one
+# message: both find nothing sent, both write the message, and the unique record lets one of them send it.
+@pytest.mark.postgres_only
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_runs_send_one_message(person, assistants, smtp_inbox, monkeypatch):
+    import threading
+
+    from django.db import connection as db_connection
+
+    from apps.consent import notice_mail
+
+    choose(person, "daily")
+    barrier = threading.Barrier(2, timeout=10)
+    written = notice_mail.digest_message
+
+    def in_step(**kwargs):  # both runs have checked what was sent, and found nothing, before either sends
+        barrier.wait()
+        return written(**kwargs)
+
+    monkeypatch.setattr(notice_mail, "digest_message", in_step)
+    runs = []
+
+    def run():
+        try:
+            runs.append(notices_send_digests())
+        finally:
+            db_connection.close()
+
+    threads = [threading.Thread(target=run) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert sorted((r.sent, r.already) for r in runs) == [(0, 1), (1, 0)]
+    assert len(smtp_inbox.messages) == 1
+    assert NoticeSent.objects.count() == 1

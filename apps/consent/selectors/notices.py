@@ -5,6 +5,7 @@ Waiting = pending and not yet expired (SPEC P-5, J-2), on a connection that is n
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 from typing import TYPE_CHECKING
@@ -81,12 +82,10 @@ class Summary:
         return sum(line.count for line in self.lines)
 
 
-def summarize(proposals: QuerySet[Proposal]) -> dict[int, Summary]:
-    """user id → the waiting suggestions among ``proposals`` as counts per assistant, in one statement."""
-    rows = (proposals.values_list("connection__user_id", "connection__application__name")
-            .annotate(n=Count("id"), first=Min("expires_at")).order_by("connection__user_id", "-n"))
+def _summaries(rows: Iterable[tuple[int, str, int, datetime]]) -> dict[int, Summary]:
+    """(user id, assistant name, count, first expiry) rows → user id → Summary, largest count first."""
     summaries: dict[int, Summary] = {}
-    for user_id, name, n, first in rows:
+    for user_id, name, n, first in sorted(rows, key=lambda row: (row[0], -row[2])):
         summary = summaries.setdefault(user_id, Summary([], None))
         summary.lines.append(AssistantLine(shown_name(name), n))
         summary.first_expiry = first if summary.first_expiry is None else min(summary.first_expiry, first)
@@ -107,12 +106,19 @@ def digest_window(digest: str, now: datetime) -> str:
 
 
 def digest_due(*, now: datetime) -> dict[int, tuple[Summary, str]]:
-    """user id → (what waits, the window) for each person whose digest is on and who has something waiting."""
-    choices = dict(NoticeSettings.objects.exclude(digest=NoticeSettings.Digest.OFF).values_list("user_id", "digest"))
-    if not choices:
-        return {}
-    summaries = summarize(waiting_proposals(now=now).filter(connection__user_id__in=choices))
-    return {user_id: (summary, digest_window(choices[user_id], now)) for user_id, summary in summaries.items()}
+    """user id → (what waits, the window) for each person whose digest is on and who has something waiting.
+
+    One statement: the waiting suggestions of the people with a digest, counted per person and assistant."""
+    with_digest = [NoticeSettings.Digest.DAILY, NoticeSettings.Digest.WEEKLY]
+    rows = list(
+        waiting_proposals(now=now).filter(connection__user__notice_settings__digest__in=with_digest)
+        .values_list("connection__user_id", "connection__user__notice_settings__digest",
+                     "connection__application__name")
+        .annotate(n=Count("id"), first=Min("expires_at")).order_by()
+    )
+    digests = {user_id: digest for user_id, digest, *_rest in rows}
+    summaries = _summaries((user_id, name, n, first) for user_id, _digest, name, n, first in rows)
+    return {user_id: (summary, digest_window(digests[user_id], now)) for user_id, summary in summaries.items()}
 
 
 def expiry_due(*, now: datetime) -> dict[int, dict[date, Summary]]:
