@@ -11,7 +11,8 @@ from django.conf import settings
 from django.db import transaction
 from oauth2_provider.models import get_application_model
 
-from apps.consent.models import AccessEvent, Connection, Proposal
+from apps.consent.models import AccessEvent, Connection, NoticeSettings, Proposal
+from apps.consent.selectors.notices import notice_settings
 from apps.consent.selectors.visibility import shareable_facts
 from apps.consent.services import (
     ProposalError,
@@ -96,6 +97,10 @@ def seed_assistants(*, owner, assistants: int, suggestions: int) -> AssistantsSe
 
 
 def seed_notices(*, owner) -> None:
-    """The demo person's e-mail choices: no digest (SPEC W-7); the rest as the defaults, address as it is."""
-    notice_settings_save(user=owner, digest="off", expiry_notice=True, email=owner.email,
-                         language=settings.LANGUAGE_CODE)
+    """The demo person's e-mail choices: no digest (SPEC W-7); the rest as the defaults, address as it is.
+
+    Written only when the digest is not already off, so a second run rewrites nothing."""
+    chosen = notice_settings(user=owner)
+    if chosen.pk is None or chosen.digest != NoticeSettings.Digest.OFF:
+        notice_settings_save(user=owner, digest=NoticeSettings.Digest.OFF, expiry_notice=chosen.expiry_notice,
+                             email=owner.email, language=chosen.language or settings.LANGUAGE_CODE)

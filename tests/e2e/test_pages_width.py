@@ -20,7 +20,7 @@ from apps.consent.services import (
     shares_set,
 )
 from apps.memory.models import Category
-from apps.memory.services import fact_create
+from apps.memory.services import fact_archive, fact_create
 from tests.e2e.test_pages_flow import LANGUAGES, PASSWORD, PHONE, log_in
 from tests.oauth.flow import authorize_url, pkce_pair
 
@@ -46,6 +46,7 @@ def world(language: str) -> dict:
                        evidence=f"From {URL}")
     run = fact_create(owner=user, category="preferences", label=CHINESE[:40], value=CHINESE[:300])
     fact_create(owner=user, category="health", label="Clinic", value=URL)
+    fact_archive(fact=fact_create(owner=user, category="basic", label=CHINESE[:40], value=f"{URL} {CHINESE}"[:300]))
     shares_set(connection=connection, fact_ids={blog.pk, run.pk})
     access_event_record(connection=connection, tool="search_user_context_" + "z" * 40,  # the column holds 64
                         facts=[(blog.pk, 1), (run.pk, 1)])
@@ -78,10 +79,12 @@ def test_every_page_fits_a_phone(live_server, transactional_db, browser, artifac
     pages = {
         "facts": "/me/facts/",
         "facts-search": "/me/facts/?q=Blog",
+        "facts-archived": "/me/facts/?state=archived",  # each with its Restore button (SPEC W-2)
         "assistants": "/me/assistants/",
         "assistant": f"/me/assistants/{data['connection'].pk}/",
         # The parts listed on request: earlier suggestions and the facts that cannot be shared.
         "assistant-listed": f"/me/assistants/{data['connection'].pk}/?earlier=1&blocked=1",
+        "notices": "/me/notices/",  # the header counts the waiting suggestions on each page (SPEC W-7)
         "consent": authorize_url(data["application"].client_id, challenge, redirect_uri=REDIRECT),
     }
     wide = {}

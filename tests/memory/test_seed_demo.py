@@ -256,3 +256,20 @@ def test_seeded_records_are_searchable_by_meaning():
     for query in ("groceries to buy", "周末买菜清单"):
         hits = call(access(user), "search", query=query, top_k=5)["hits"]
         assert f"voice_memo:{memo.pk}" in [hit["ref"] for hit in hits], query
+
+
+# SPEC W-7, I-2: the demo person gets no digest of waiting suggestions, however it was set before the run.
+def test_demo_digest_is_off(settings):
+    from apps.consent.models import NoticeSettings
+    from apps.consent.services import notice_settings_save
+
+    settings.DEBUG = True
+    user, _ = seed(facts=5)
+    chosen = NoticeSettings.objects.get(user=user)
+    assert chosen.digest == "off"
+    notice_settings_save(user=user, digest="weekly", expiry_notice=True, email="demo@example.com", language="en")
+    seed(facts=5)
+    assert NoticeSettings.objects.get(user=user).digest == "off"
+    written = NoticeSettings.objects.get(user=user).updated_at
+    seed(facts=5)
+    assert NoticeSettings.objects.get(user=user).updated_at == written  # nothing rewritten when already off
