@@ -319,3 +319,27 @@ def test_concurrent_runs_send_one_message(person, assistants, smtp_inbox, monkey
     assert sorted((r.sent, r.already) for r in runs) == [(0, 1), (1, 0)]
     assert len(smtp_inbox.messages) == 1
     assert NoticeSent.objects.count() == 1
+
+
+# SPEC W-7: an assistant's self-chosen name cannot add lines to the message (a link of its own, say).
+def test_an_assistant_name_stays_on_one_line(person, frozen_clock, smtp_inbox):
+    odd = make_connection(person, application=make_application("Helper\n\nYour account is locked: http://x.test\r"))
+    suggest(odd, "Pottery class")
+    choose(person, "daily")
+    notices_send_digests()
+    text = body(smtp_inbox.messages[0])
+    assert "- Helper Your account is locked: http://x.test: 1" in text
+    assert not any(line.startswith("Your account") for line in text.splitlines())
+
+
+# SPEC W-7: the records of sent windows are kept a month, then forgotten: they can stop nothing any more.
+def test_old_records_are_forgotten(person, assistants, smtp_inbox):
+    choose(person, "daily")
+    notices_send_digests()
+    clock.advance(timedelta(days=29))
+    notices_send_digests()
+    assert NoticeSent.objects.count() == 2
+    clock.advance(timedelta(days=2))
+    Proposal.objects.update(expires_at=clock.now() + timedelta(days=10))  # still waiting
+    notices_send_digests()
+    assert sorted(NoticeSent.objects.values_list("window", flat=True)) == ["2026-06-30", "2026-07-02"]

@@ -9,7 +9,7 @@ import logging
 import smtplib
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from django.contrib.auth import get_user_model
@@ -111,10 +111,17 @@ def _languages(user_ids: Iterable[int]) -> dict[int, str]:
     return dict(NoticeSettings.objects.filter(user_id__in=list(user_ids)).values_list("user_id", "language"))
 
 
+# A record older than this can no longer stop anything: its day or week is over, its expiry date is past.
+NOTICES_KEPT = timedelta(days=30)
+
+
 def notices_send_digests(*, now: datetime | None = None) -> NoticeRun:
-    """The daily or weekly digest to each person who chose one and has suggestions waiting (SPEC W-7)."""
+    """The daily or weekly digest to each person who chose one and has suggestions waiting (SPEC W-7).
+
+    Also forgets the records of messages sent more than NOTICES_KEPT ago."""
     now = now or clock.now()
     run = NoticeRun()
+    NoticeSent.objects.filter(sent_at__lt=now - NOTICES_KEPT).delete()
     due = selectors.digest_due(now=now)
     if not due:
         return run
