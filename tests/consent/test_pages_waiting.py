@@ -169,3 +169,13 @@ def test_notice_settings_need_login_and_csrf(user):
     browser.force_login(user)
     assert browser.post("/me/notices/save/", {"email": "", "digest": "off"}).status_code == 403
     assert not NoticeSettings.objects.filter(user=user).exists()
+
+
+# SPEC W-7: the person's download holds their e-mail choices too.
+def test_the_download_holds_the_notice_choices(user):
+    client = client_for(user)
+    assert client.get("/me/export/").json()["notices"] == {
+        "email": "", "digest": "off", "expiry_notice": True, "language": "zh-hans"}
+    client.post("/me/notices/save/", {"email": "alice@example.com", "digest": "daily"})
+    assert client.get("/me/export/").json()["notices"] == {
+        "email": "alice@example.com", "digest": "daily", "expiry_notice": False, "language": "en"}

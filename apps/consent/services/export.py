@@ -14,6 +14,7 @@ from apps.common import clock
 from apps.common.destinations import registered_destinations
 from apps.consent.models import Connection, FactShare, Proposal
 from apps.consent.selectors.access import retained_access_events
+from apps.consent.selectors.notices import notice_settings
 from apps.memory.models import Fact
 
 if TYPE_CHECKING:
@@ -71,7 +72,7 @@ def _connection(connection: Connection, now: datetime) -> dict[str, Any]:
 
 
 def export_for(*, user: User) -> dict[str, Any]:
-    """Everything the product keeps about the person's memory and its sharing, in five queries."""
+    """Everything the product keeps about the person's memory, its sharing and their e-mail choices, in six queries."""
     connections = (
         Connection.objects.filter(user=user)
         .select_related("application")
@@ -90,4 +91,12 @@ def export_for(*, user: User) -> dict[str, Any]:
         "user": {"username": user.get_username()},
         "facts": [_fact(fact) for fact in Fact.objects.filter(owner=user).order_by("id")],
         "assistants": [_connection(connection, now) for connection in connections],
+        "notices": _notices(user),
     }
+
+
+def _notices(user: User) -> dict[str, Any]:
+    """The person's e-mail choices (SPEC W-7): the address and what is sent to it."""
+    chosen = notice_settings(user=user)
+    return {"email": user.email, "digest": chosen.digest, "expiry_notice": chosen.expiry_notice,
+            "language": chosen.language}
