@@ -133,6 +133,7 @@ def test_notice_settings_form(user):
     body = page.content.decode()
     assert page.status_code == 200 and 'name="digest"' in body and 'name="expiry_notice"' in body
     assert '<option value="off" selected>' in body  # off until the person chooses otherwise
+    assert "There is no e-mail address on your account yet" in body
     assert "no-store" in page["Cache-Control"]
     response = client.post("/me/notices/save/", {"email": "alice@example.com", "digest": "weekly",
                                                   "expiry_notice": "on"})
@@ -141,6 +142,7 @@ def test_notice_settings_form(user):
     assert (chosen.digest, chosen.expiry_notice, chosen.language) == ("weekly", True, "en")
     user.refresh_from_db()
     assert user.email == "alice@example.com"
+    assert "There is no e-mail address" not in client.get("/me/notices/").content.decode()
 
     chinese = client_for(user, "zh-hans")
     assert chinese.post("/me/notices/save/", {"email": "alice@example.com", "digest": "daily"}).status_code == 302
