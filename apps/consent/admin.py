@@ -7,10 +7,13 @@ from typing import ClassVar
 
 from django.contrib import admin
 from django.contrib.auth import get_user_model
+from django.core.paginator import Paginator
+from django.utils.functional import cached_property
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
 from apps.consent.models import AccessEvent, Connection, FactShare, NoticeSent, NoticeSettings
+from apps.consent.selectors.pages import TOOL_WORDS
 from apps.consent.services import connection_revoke
 
 USERNAME = f"user__{get_user_model().USERNAME_FIELD}"
@@ -92,11 +95,36 @@ class FactShareAdmin(ReadOnlyAdmin):
         return False
 
 
+class ToolListFilter(admin.SimpleListFilter):
+    """The tools that record access, listed from the catalog's words rather than by a scan for distinct values."""
+
+    title = _("tool")
+    parameter_name = "tool"
+
+    def lookups(self, request, model_admin):
+        return [(tool, tool) for tool in TOOL_WORDS]
+
+    def queryset(self, request, queryset):
+        return queryset.filter(tool=self.value()) if self.value() else queryset
+
+
+class CappedPaginator(Paginator):
+    """Counts at most ``CAP`` rows: the access history holds hundreds of millions (SPEC D-8)."""
+
+    CAP = 10_000
+
+    @cached_property
+    def count(self):
+        return self.object_list.values("pk")[: self.CAP].count()
+
+
 @admin.register(AccessEvent)
 class AccessEventAdmin(ReadOnlyAdmin):
     list_display = ("id", "connection", "tool", "fact_count", "created_at")
     list_select_related = ("connection__user", "connection__application")
-    list_filter = ("tool", "created_at")
+    list_filter = (ToolListFilter, "created_at")
+    paginator = CappedPaginator
+    show_full_result_count = False
     search_fields = (f"connection__{USERNAME}", "connection__application__name", "tool")
     fields = ("connection", "tool", "facts", "created_at")
 

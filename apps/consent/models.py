@@ -127,9 +127,16 @@ class Proposal(models.Model):
 
 # SPEC D-8 (home)
 class AccessEvent(models.Model):  # noqa: DJ008 - its admin shows it by its columns
-    """Which facts (id and version) a connection was sent, by which tool, when (SPEC D-8)."""
+    """Which facts (id and version) a connection was sent, by which tool, when (SPEC D-8).
 
-    connection = models.ForeignKey(Connection, on_delete=models.CASCADE, related_name="access_events")
+    On PostgreSQL the table is partitioned by week of ``created_at`` (``apps/consent/partitions.py``):
+    its primary key there is ``(id, created_at)``, ids still come from one sequence. There is no database
+    foreign key to the connection (a partition's drop would lock the connections every call reads);
+    deleting a connection deletes its events through ``on_delete``.
+    """
+
+    connection = models.ForeignKey(Connection, on_delete=models.CASCADE, related_name="access_events",
+                                   db_constraint=False, db_index=False)
     tool = models.CharField(_("tool"), max_length=64)
     facts = models.JSONField(_("facts sent (id, version)"), default=list)
     created_at = models.DateTimeField(_("when"), db_index=True)
@@ -138,7 +145,9 @@ class AccessEvent(models.Model):  # noqa: DJ008 - its admin shows it by its colu
         verbose_name = _("access event")
         verbose_name_plural = _("access events")
         ordering = ["-created_at", "-id"]
-        indexes = [models.Index(fields=["connection", "-created_at"], name="access_conn_time")]
+        # A connection's history newest first, the page's whole order: each partition's index walk
+        # stops after one page, newest partition first.
+        indexes = [models.Index(fields=["connection", "-created_at", "-id"], name="access_conn_time_id")]
 
 
 class NoticeSettings(models.Model):

@@ -95,8 +95,12 @@ def make_connection(user, *, name="Assistant"):
 
 
 def make_events(connection, *, ages_in_days, now):
+    """Access events of these ages, written as they stand (on PostgreSQL into their weeks' partitions)."""
+    from apps.consent import partitions
     from apps.consent.models import AccessEvent
 
+    if partitions.partitioned():
+        partitions.ensure(covering=[now - timedelta(days=age) for age in ages_in_days])
     return [
         AccessEvent.objects.create(
             connection=connection, tool="get_user_context", facts=[[1, 1]], created_at=now - timedelta(days=age)

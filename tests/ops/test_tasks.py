@@ -20,24 +20,42 @@ from tests.ops.conftest import make_connection, make_events
 pytestmark = pytest.mark.django_db
 
 
-# SPEC J-1: access events older than the cut-off go, newer ones stay; the cut-off itself stays.
+def _week_start(moment):
+    from apps.consent import partitions
+
+    return partitions.week_of(moment)
+
+
+# SPEC J-1, D-8: access events older than the cut-off go, newer ones stay; the cut-off itself stays. On
+# PostgreSQL whole weeks go: events of the week the cut-off falls in stay until that week has passed.
 def test_prune_deletes_only_events_before_the_cutoff(user, frozen_clock):
+    from apps.consent import partitions
+
     now = clock.now()
+    cutoff = now - timedelta(days=365)
     connection = make_connection(user)
     old = make_events(connection, ages_in_days=[400, 366, 365.01], now=now)
     kept = make_events(connection, ages_in_days=[365, 364, 1, 0], now=now)
 
-    deleted = services.access_events_prune(older_than=now - timedelta(days=365), batch_size=2)
+    deleted = services.access_events_prune(older_than=cutoff, batch_size=2)
 
-    assert deleted == len(old)
-    assert set(AccessEvent.objects.values_list("pk", flat=True)) == {e.pk for e in kept}
+    remaining = set(AccessEvent.objects.values_list("pk", flat=True))
+    if partitions.partitioned():
+        straddling = {e.pk for e in old if e.created_at >= _week_start(cutoff)}
+        assert straddling and straddling != {e.pk for e in old}
+        assert remaining == {e.pk for e in kept} | straddling
+        assert deleted == 1  # the week of the event 400 days old
+    else:
+        assert deleted == len(old)
+        assert remaining == {e.pk for e in kept}
 
 
 # SPEC J-1: running it again changes nothing (idempotent).
 def test_prune_twice_is_harmless(user, frozen_clock):
     now = clock.now()
     make_events(make_connection(user), ages_in_days=[30, 40, 1], now=now)
-    assert services.access_events_prune(older_than=now - timedelta(days=7)) == 2
+    first = services.access_events_prune(older_than=now - timedelta(days=7))
+    assert first == 2  # two rows on SQLite; on PostgreSQL the two weeks they were in
     assert services.access_events_prune(older_than=now - timedelta(days=7)) == 0
     assert AccessEvent.objects.count() == 1
 
@@ -47,7 +65,7 @@ def test_prune_task_uses_the_configured_retention(user, frozen_clock, settings):
     settings.ACCESS_EVENT_RETENTION_DAYS = 30
     now = clock.now()
     connection = make_connection(user)
-    make_events(connection, ages_in_days=[31, 90], now=now)
+    make_events(connection, ages_in_days=[38, 90], now=now)
     recent = make_events(connection, ages_in_days=[29], now=now)
 
     assert tasks.access_events_prune.apply().get() == 2
@@ -85,19 +103,25 @@ def test_prune_skips_while_another_run_holds_the_lock(user, django_db_blocker):
         assert services.access_events_prune(older_than=now - timedelta(days=7)) == 0
         assert AccessEvent.objects.count() == 2
         other.execute("SELECT pg_advisory_unlock(%s)", [_lock_key("ops.access_events_prune")])
-    assert services.access_events_prune(older_than=now - timedelta(days=7)) == 2
+    assert services.access_events_prune(older_than=now - timedelta(days=7)) == 2  # the weeks of the two
+    assert AccessEvent.objects.count() == 0
 
 
-# SPEC J-1: two runs at the same moment together delete each stale event exactly once.
+# SPEC J-1, D-8: two runs at the same moment together drop each stale week exactly once, each detaching
+# concurrently (in autocommit, as the scheduled task runs).
 @pytest.mark.postgres_only
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_prunes_delete_each_event_once(user):
     from django.db import connections
 
+    from apps.consent import partitions
+
     now = timezone.now()
     connection = make_connection(user)
-    make_events(connection, ages_in_days=[100 + i for i in range(40)], now=now)
+    make_events(connection, ages_in_days=[100 + 7 * i for i in range(10)], now=now)
     kept = make_events(connection, ages_in_days=[1], now=now)
+    stale = [p for p in partitions.attached(db_connection) if p.end <= now - timedelta(days=7)]
+    assert len(stale) >= 10
     start, results, errors = threading.Barrier(2), [], []
 
     def run():
@@ -115,13 +139,14 @@ def test_concurrent_prunes_delete_each_event_once(user):
     for thread in threads:
         thread.join(timeout=60)
     assert not errors
-    assert sum(results) == 40
+    assert sorted(results) == [0, len(stale)]  # one run dropped the stale weeks, the other found nothing to do
     assert list(AccessEvent.objects.values_list("pk", flat=True)) == [kept[0].pk]
+    assert all(p.end > now - timedelta(days=7) for p in partitions.attached(db_connection))
 
 
-# SPEC J-1, I-1: the retention comes from the environment, default one year, never zero.
+# SPEC J-1, D-8, I-1: the retention comes from the environment, default 400 days, never zero.
 def test_retention_setting_from_environment(settings_for):
-    assert settings_for({})["ACCESS_EVENT_RETENTION_DAYS"] == 365
+    assert settings_for({})["ACCESS_EVENT_RETENTION_DAYS"] == 400
     assert settings_for({"ACCESS_EVENT_RETENTION_DAYS": "30"})["ACCESS_EVENT_RETENTION_DAYS"] == 30
     assert settings_for({"ACCESS_EVENT_RETENTION_DAYS": "36500"})["ACCESS_EVENT_RETENTION_DAYS"] == 36500
     with pytest.raises(ImproperlyConfigured):
@@ -199,8 +224,8 @@ def test_beat_schedule_names_registered_tasks(settings):
     app.loader.import_default_modules()
     scheduled = {entry["task"] for entry in settings.CELERY_BEAT_SCHEDULE.values()}
     assert {"ops.access_events_prune", "ops.oauth_tokens_purge", "ops.proposals_expire",
-            "retrieval.rebuild_search_projection",
-            "consent.notices_digest", "consent.notices_expiry"} <= scheduled  # SPEC W-7
+            "retrieval.rebuild_search_projection", "consent.access_partitions_ensure",
+            "consent.notices_digest", "consent.notices_expiry"} <= scheduled  # SPEC W-7, D-8
     assert scheduled <= set(app.tasks), scheduled - set(app.tasks)
 
 

@@ -1,6 +1,6 @@
 """Writes that change who may see what. Each is one transaction."""
 
-from apps.consent.services.access import access_event_record, access_events_prune
+from apps.consent.services.access import access_event_record, access_events_prune, access_partitions_ensure
 from apps.consent.services.connections import (
     ConsentError,
     connection_authorize,
@@ -15,6 +15,7 @@ __all__ = [
     "ConsentError",
     "access_event_record",
     "access_events_prune",
+    "access_partitions_ensure",
     "connection_authorize",
     "connection_live_locked",
     "connection_narrow",
