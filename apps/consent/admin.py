@@ -115,7 +115,7 @@ class CappedPaginator(Paginator):
 
     @cached_property
     def count(self):
-        return self.object_list.values("pk")[: self.CAP].count()
+        return self.object_list.values("pk")[: self.CAP].count()  # type: ignore[attr-defined] # a queryset here
 
 
 @admin.register(AccessEvent)

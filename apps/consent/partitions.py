@@ -17,7 +17,7 @@ Locks, chosen so that an assistant's call never waits on this module:
   connection's events with it): dropping a table with a foreign key takes ``ACCESS EXCLUSIVE`` on the
   table it refers to, and every call reads ``consent_connection``.
 
-Design notes: docs/design.md ("The access history by week").
+Operating notes: docs/deploy.md ("The access history's partitions"); measurements: docs/performance.md.
 """
 
 from __future__ import annotations

@@ -31,7 +31,8 @@ def access_event_record(*, connection: Connection, tool: str, facts: Iterable[tu
     """
     entries: list[list[int] | str] = [[fid, version] for fid, version in facts]
     entries += [str(ref) for ref in dict.fromkeys(refs)]
-    row = {"connection": connection.pk, "tool": tool, "facts": entries, "created_at": clock.now()}
+    now = clock.now()
+    row = {"connection": connection.pk, "tool": tool, "facts": entries, "created_at": now}
     database = connections[router.db_for_write(AccessEvent)]
     try:
         # Inside a transaction a failed insert would end it: a savepoint keeps the retry below possible.
@@ -41,8 +42,8 @@ def access_event_record(*, connection: Connection, tool: str, facts: Iterable[tu
         if getattr(error.__cause__, "sqlstate", None) != partitions.MISSING:
             raise
         # No partition for this week: the daily task has not run for weeks. Make it, then record.
-        logger.warning("no access history partition for %s; creating it", row["created_at"].isoformat())
-        partitions.ensure(covering=[row["created_at"]], connection=database)
+        logger.warning("no access history partition for %s; creating it", now.isoformat())
+        partitions.ensure(covering=[now], connection=database)
         insert(AccessEvent, row)
 
 
