@@ -224,7 +224,7 @@ def _retention() -> dict[str, float]:
     from apps.consent.services import access_event_record, access_events_prune
 
     [(oldest,)] = _sql("SELECT min(created_at) FROM consent_accessevent")
-    cutoff = partitions.week_of(oldest) + partitions.SPAN
+    cutoff = partitions.period_of(oldest) + partitions.SPAN
     expected = AccessEvent.objects.filter(created_at__lt=cutoff).count()
     connection_ids = list(Connection.objects.values_list("id", flat=True)[:200])
     stop, seen = threading.Event(), []
@@ -330,7 +330,7 @@ def main() -> int:
 
         call_command("migrate", "consent", "0004", verbosity=0)  # today's schema: one table
         now = timezone.now()
-        start, end = partitions.week_of(now) - timedelta(weeks=WEEKS), now - timedelta(minutes=5)
+        start, end = partitions.period_of(now) - timedelta(weeks=WEEKS), now - timedelta(minutes=5)
         _people(args.people)
         today = _phase("today's schema", args.events, args.samples, start, end, load=True)
         in_place = not args.reload
@@ -343,7 +343,7 @@ def main() -> int:
             (count,) = _sql("SELECT count(*) FROM consent_accessevent")[0]
             print(f"migrated in place: {count:,} events in {migration_s:.0f} s", flush=True)
         else:
-            partitions.ensure(covering=partitions.weeks(start, end))
+            partitions.ensure(covering=partitions.periods(start, end))
         weekly = _phase("partitioned", args.events, args.samples, start, end, load=not in_place)
         if in_place:
             weekly["load_s"] = None

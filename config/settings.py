@@ -261,7 +261,7 @@ if _EMBEDDINGS == "http" and not (SEARCH_EMBEDDINGS["URL"] and SEARCH_EMBEDDINGS
 if SEARCH_EMBEDDINGS:
     SEARCH_EMBEDDINGS["INLINE"] = env.bool("SEARCH_VECTORS_INLINE", default=not REDIS_URL)
 
-# SPEC J-1. Access events (D-8) are kept this many days, then pruned (on PostgreSQL by whole weeks). At most a
+# SPEC J-1. Access events (D-8) are kept this many days, then pruned (on PostgreSQL by whole partitions). At most a
 # century: every read of the history computes now minus the retention, and a cut-off before year 1 is no date.
 ACCESS_EVENT_RETENTION_DAYS = env.int("ACCESS_EVENT_RETENTION_DAYS", 400)
 if not 1 <= ACCESS_EVENT_RETENTION_DAYS <= 36500:
@@ -282,7 +282,7 @@ CELERY_BEAT_SCHEDULE = {
         "options": {"expires": 6 * 60 * 60},
     },
     "ensure-access-partitions": {
-        "task": "consent.access_partitions_ensure",  # the next weeks of the access history (SPEC D-8)
+        "task": "consent.access_partitions_ensure",  # the next partitions of the access history (SPEC D-8)
         "schedule": crontab(hour=2, minute=47),
         "options": {"expires": 6 * 60 * 60},
     },

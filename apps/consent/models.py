@@ -129,7 +129,7 @@ class Proposal(models.Model):
 class AccessEvent(models.Model):  # noqa: DJ008 - its admin shows it by its columns
     """Which facts (id and version) a connection was sent, by which tool, when (SPEC D-8).
 
-    On PostgreSQL the table is partitioned by week of ``created_at`` (``apps/consent/partitions.py``):
+    On PostgreSQL the table is partitioned by four weeks of ``created_at`` (``apps/consent/partitions.py``):
     its primary key there is ``(id, created_at)``, ids still come from one sequence. There is no database
     foreign key to the connection (a partition's drop would lock the connections every call reads);
     deleting a connection deletes its events through ``on_delete``.

@@ -1,9 +1,14 @@
 """The access history's time partitions on PostgreSQL (SPEC D-8): their bounds, names, creation and removal.
 
-``consent_accessevent`` is range-partitioned by ``created_at`` into weeks (Monday 00:00 UTC to the next).
-The product keeps them itself, without an extension: the next weeks are created ahead of need by a
-daily task and on every ``migrate``, and a write that finds its week missing creates it (SPEC M-11:
-nothing is sent unrecorded). A week wholly past the retention is detached and dropped as a whole.
+``consent_accessevent`` is range-partitioned by ``created_at`` into periods of four weeks (from a Monday
+00:00 UTC). The product keeps them itself, without an extension: the next periods are created ahead of need
+by a daily task and on every ``migrate``, and a write that finds its period missing creates it (SPEC M-11:
+nothing is sent unrecorded). A period wholly past the retention is detached and dropped as a whole.
+
+Why four weeks: every read of a connection's history plans and opens each partition of the retention
+(400 days: about 15 of four weeks); with weekly ones (about 58) a history page took twice as long at 20
+million events (docs/performance.md), while the period being written stays small enough for its indexes
+to be cached at a million people.
 
 Locks, chosen so that an assistant's call never waits on this module:
 
@@ -35,9 +40,9 @@ from django.db.backends.base.base import BaseDatabaseWrapper
 logger = logging.getLogger(__name__)
 
 TABLE = "consent_accessevent"
-SPAN = timedelta(days=7)
+SPAN = timedelta(weeks=4)
 ORIGIN = datetime(2001, 1, 1, tzinfo=UTC)  # a Monday: every partition starts on one, at 00:00 UTC
-AHEAD = timedelta(weeks=4)  # weeks kept ready after the current one
+AHEAD = timedelta(weeks=8)  # kept ready after the current period: two more
 _NAME = re.compile(rf"^{TABLE}_p(\d{{8}})$")
 _LOCK = int.from_bytes(hashlib.sha256(b"consent.access_partitions").digest()[:8], "big", signed=True)
 MISSING = "23514"  # check_violation: PostgreSQL's SQLSTATE for "no partition of relation … found for row"
@@ -54,7 +59,7 @@ class Partition:
         return self.start + SPAN
 
 
-def week_of(moment: datetime) -> datetime:
+def period_of(moment: datetime) -> datetime:
     """The start of the partition holding ``moment``."""
     return ORIGIN + SPAN * ((moment - ORIGIN) // SPAN)
 
@@ -101,9 +106,9 @@ def _detached(connection: BaseDatabaseWrapper) -> list[Partition]:
     return [Partition(name, start) for name in names if (start := start_of(name))]
 
 
-def weeks(since: datetime, until: datetime) -> list[datetime]:
-    """The start of every week from the one holding ``since`` to the one holding ``until``."""
-    start, starts = week_of(since), []
+def periods(since: datetime, until: datetime) -> list[datetime]:
+    """The start of every period from the one holding ``since`` to the one holding ``until``."""
+    start, starts = period_of(since), []
     while start <= until:
         starts.append(start)
         start += SPAN
@@ -111,13 +116,13 @@ def weeks(since: datetime, until: datetime) -> list[datetime]:
 
 
 def ensure(*, covering: Iterable[datetime], connection: BaseDatabaseWrapper | None = None) -> list[str]:
-    """Create the partition of the week of every moment in ``covering`` where missing; idempotent.
+    """Create the partition of the period of every moment in ``covering`` where missing; idempotent.
 
     Return the names created. Takes a transaction-level advisory lock, so concurrent callers create each
     partition once; in autocommit each partition is its own short transaction.
     """
     connection = connection or connections["default"]
-    starts = sorted({week_of(moment) for moment in covering})
+    starts = sorted({period_of(moment) for moment in covering})
     present = {p.start for p in attached(connection)} if starts else set()
     created = [name_of(start) for start in starts if start not in present and _create(connection, start)]
     if created:
@@ -141,8 +146,8 @@ def _create(connection: BaseDatabaseWrapper, start: datetime) -> bool:
 
 
 def ensure_ahead(*, now: datetime, connection: BaseDatabaseWrapper | None = None) -> list[str]:
-    """The current week's partition and those of the weeks ``AHEAD`` (the daily task, and ``migrate``)."""
-    return ensure(covering=weeks(now, now + AHEAD), connection=connection)
+    """The current period's partition and those ``AHEAD`` (the daily task, and ``migrate``)."""
+    return ensure(covering=periods(now, now + AHEAD), connection=connection)
 
 
 def drop_before(*, cutoff: datetime, connection: BaseDatabaseWrapper | None = None) -> list[str]:

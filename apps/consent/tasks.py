@@ -15,13 +15,13 @@ from apps.consent.selectors.access import access_retention_cutoff
 
 @shared_task(name="ops.access_events_prune")
 def access_events_prune() -> int:
-    """Forget access events older than ACCESS_EVENT_RETENTION_DAYS: whole weeks on PostgreSQL (SPEC D-8)."""
+    """Forget access events older than ACCESS_EVENT_RETENTION_DAYS: whole partitions on PostgreSQL (SPEC D-8)."""
     return services.access_events_prune(older_than=access_retention_cutoff())
 
 
 @shared_task(name="consent.access_partitions_ensure")
 def access_partitions_ensure() -> list[str]:
-    """Keep this week's access history partition and the next weeks' ready (PostgreSQL; SPEC D-8)."""
+    """Keep the current access history partition and the next two ready (PostgreSQL; SPEC D-8)."""
     return services.access_partitions_ensure()
 
 

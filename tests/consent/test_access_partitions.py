@@ -1,4 +1,4 @@
-"""The access history by week (SPEC D-8): partitions made ahead, forgotten whole, kept through the migration."""
+"""The access history by time (SPEC D-8): partitions made ahead, forgotten whole, kept through the migration."""
 
 from __future__ import annotations
 
@@ -30,41 +30,42 @@ def test_partitioned_on_postgresql_only():
     assert partitions.partitioned() == (db.vendor == "postgresql")
 
 
-# SPEC D-8: this week's partition and the next four are made on demand (the daily task, every migrate),
-# once however often it runs.
+# SPEC D-8: the current period's partition and the next two are made on demand (the daily task, every
+# migrate), once however often it runs.
 @pytest.mark.postgres_only
-def test_ensure_makes_this_week_and_the_weeks_ahead_once():
-    now = datetime(2031, 3, 5, 12, tzinfo=UTC)  # a Wednesday
+def test_ensure_makes_this_period_and_the_next_ones_once():
+    now = datetime(2031, 3, 5, 12, tzinfo=UTC)
+    current = partitions.period_of(now)
     made = services.access_partitions_ensure(now=now)
-    assert made == [partitions.name_of(datetime(2031, 3, 3, tzinfo=UTC) + timedelta(weeks=n)) for n in range(5)]
+    assert made == [partitions.name_of(current + partitions.SPAN * n) for n in range(3)]
     assert set(made) <= set(_names())
     assert services.access_partitions_ensure(now=now) == []
-    assert services.access_partitions_ensure(now=now + timedelta(days=6)) == [partitions.name_of(
-        datetime(2031, 4, 7, tzinfo=UTC))]
+    assert services.access_partitions_ensure(now=now + partitions.SPAN) == [
+        partitions.name_of(current + partitions.SPAN * 3)]
 
 
-# SPEC J-1, D-8: the daily task keeps the weeks ahead ready; on SQLite it has nothing to do.
+# SPEC J-1, D-8: the daily task keeps the next partitions ready; on SQLite it has nothing to do.
 def test_partition_task(frozen_clock):
     from apps.consent import tasks
 
     made = tasks.access_partitions_ensure.apply().get()
     if db.vendor == "postgresql":
-        assert partitions.name_of(partitions.week_of(clock.now() + partitions.AHEAD)) in _names()
+        assert partitions.name_of(partitions.period_of(clock.now() + partitions.AHEAD)) in _names()
         assert tasks.access_partitions_ensure.apply().get() == []
     else:
         assert made == []
 
 
-# SPEC D-8, M-11: a call recorded in a week nobody prepared (the task stopped for weeks) makes that week's
+# SPEC D-8, M-11: a call recorded in a period nobody prepared (the task stopped for weeks) makes that period's
 # partition and is recorded — inside a transaction (the touch of a connection) as well.
 @pytest.mark.parametrize("in_transaction", [False, True])
-def test_a_write_makes_its_missing_week(user, in_transaction, django_db_blocker):
+def test_a_write_makes_its_missing_partition(user, in_transaction, django_db_blocker):
     from django.db import transaction
 
     connection = make_connection(user)
     with clock.frozen_at(datetime(2033, 8, 17, 10, tzinfo=UTC)):
         if db.vendor == "postgresql":
-            assert partitions.name_of(partitions.week_of(clock.now())) not in _names()
+            assert partitions.name_of(partitions.period_of(clock.now())) not in _names()
         if in_transaction:
             with transaction.atomic():
                 services.access_event_record(connection=connection, tool="get_user_context", facts=[(7, 2)])
@@ -74,19 +75,19 @@ def test_a_write_makes_its_missing_week(user, in_transaction, django_db_blocker)
         event = AccessEvent.objects.get(connection=connection)
     assert (event.facts, event.created_at) == ([[7, 2]], datetime(2033, 8, 17, 10, tzinfo=UTC))
     if db.vendor == "postgresql":
-        assert partitions.name_of(datetime(2033, 8, 15, tzinfo=UTC)) in _names()
+        assert partitions.name_of(partitions.period_of(event.created_at)) in _names()
 
 
-# SPEC D-8, J-1: the prune drops only weeks wholly past the retention; what is left of the week the cut-off
-# falls in is kept but never read (SPEC J-2); the newest weeks stay.
+# SPEC D-8, J-1: the prune drops only partitions wholly past the retention; what is left of the period the
+# cut-off falls in is kept but never read (SPEC J-2); the newest stay.
 @pytest.mark.postgres_only
-def test_prune_drops_whole_weeks_past_retention(user, frozen_clock, settings):
+def test_prune_drops_whole_partitions_past_retention(user, frozen_clock, settings):
     settings.ACCESS_EVENT_RETENTION_DAYS = 400
     now = clock.now()
     connection = make_connection(user)
     gone = make_events(connection, ages_in_days=[800, 500, 430], now=now)
     cutoff = now - timedelta(days=400)
-    straddling = make_events(connection, ages_in_days=[(now - partitions.week_of(cutoff)).days], now=now)
+    straddling = make_events(connection, ages_in_days=[(now - partitions.period_of(cutoff)).days], now=now)
     kept = make_events(connection, ages_in_days=[399, 10, 0], now=now)
     before = set(_names())
 
@@ -96,16 +97,16 @@ def test_prune_drops_whole_weeks_past_retention(user, frozen_clock, settings):
     assert set(AccessEvent.objects.values_list("pk", flat=True)) == {e.pk for e in straddling + kept}
     assert {e.pk for e in retained_access_events()} == {e.pk for e in kept}
     left = set(_names())
-    assert before - left == {partitions.name_of(partitions.week_of(e.created_at)) for e in gone}
+    assert before - left == {partitions.name_of(partitions.period_of(e.created_at)) for e in gone}
     assert all(p.end > cutoff for p in partitions.attached(db))
 
 
-# SPEC D-8: dropping a week does not block writes: while a long read holds the old week, the prune waits
+# SPEC D-8: dropping a partition does not block writes: while a long read holds the old one, the prune waits
 # for it (DETACH … CONCURRENTLY) and an assistant's call is recorded meanwhile. A plain DETACH would
 # queue its lock behind the read and every write behind the lock.
 @pytest.mark.postgres_only
 @pytest.mark.django_db(transaction=True)
-def test_writes_go_on_while_a_week_is_dropped(user):
+def test_writes_go_on_while_a_partition_is_dropped(user):
     import psycopg
 
     now = clock.now()
@@ -124,7 +125,7 @@ def test_writes_go_on_while_a_week_is_dropped(user):
         finally:
             connections.close_all()
 
-    with psycopg.connect(**params) as reader:  # a transaction open on every week, old ones included
+    with psycopg.connect(**params) as reader:  # a transaction open on every partition, old ones included
         assert reader.execute("SELECT count(*) FROM consent_accessevent").fetchone() == (1,)
         pruning = threading.Thread(target=prune)
         pruning.start()
@@ -153,12 +154,12 @@ def test_writes_go_on_while_a_week_is_dropped(user):
 def test_prune_finishes_what_a_stopped_run_left(user):
     now = clock.now()
     [event] = make_events(make_connection(user), ages_in_days=[200], now=now)
-    week = partitions.name_of(partitions.week_of(event.created_at))
+    period = partitions.name_of(partitions.period_of(event.created_at))
     with db.cursor() as cursor:
-        cursor.execute(f"ALTER TABLE consent_accessevent DETACH PARTITION {week}")
+        cursor.execute(f"ALTER TABLE consent_accessevent DETACH PARTITION {period}")
     assert services.access_events_prune(older_than=now - timedelta(days=100)) == 1
     with db.cursor() as cursor:
-        cursor.execute("SELECT to_regclass(%s)", [week])
+        cursor.execute("SELECT to_regclass(%s)", [period])
         assert cursor.fetchone() == (None,)
 
 
@@ -175,7 +176,7 @@ def test_deleting_a_connection_deletes_its_history(user, frozen_clock):
 
 
 # SPEC D-8, W-3, W-6: the person's history page, its count and the download's history are read from the
-# connection's index, newest week first, with no sort of the rows (EXPLAIN with scans of whole tables off).
+# connection's index, newest partition first, with no sort of the rows (EXPLAIN with scans of whole tables off).
 @pytest.mark.postgres_only
 def test_history_reads_are_index_served(user, frozen_clock):
     from apps.consent.services.export import export_for

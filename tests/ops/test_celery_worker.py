@@ -50,14 +50,14 @@ def worker(redis_url, tmp_path):
 
 
 # SPEC J-1, D-8: beat's task, sent twice at once through Redis, runs in a worker process against
-# PostgreSQL: the weeks past the retention (400 days) are dropped exactly once, newer events stay.
+# PostgreSQL: the partitions past the retention (400 days) are dropped exactly once, newer events stay.
 @pytest.mark.postgres_only
 @pytest.mark.django_db(transaction=True)
 def test_worker_prunes_old_access_events(user, worker, redis_url):
     queue, log = worker
     now = timezone.now()
     assigned = make_connection(user)
-    make_events(assigned, ages_in_days=[420, 500, 800], now=now)  # three weeks wholly past the retention
+    make_events(assigned, ages_in_days=[450, 540, 800], now=now)  # three periods wholly past the retention
     kept = make_events(assigned, ages_in_days=[399, 30, 0], now=now)
 
     client = Celery("ops-test", broker=redis_url, backend=redis_url)
@@ -70,6 +70,6 @@ def test_worker_prunes_old_access_events(user, worker, redis_url):
     finally:
         client.close()
 
-    assert sum(counts) == 3 and min(counts) >= 0  # each stale week dropped once, whichever run got it
+    assert sum(counts) == 3 and min(counts) >= 0  # each stale period dropped once, whichever run got it
     assert set(AccessEvent.objects.values_list("pk", flat=True)) == {event.pk for event in kept}
     assert (now - timedelta(days=400)) < min(AccessEvent.objects.values_list("created_at", flat=True))

@@ -1,11 +1,11 @@
-"""The access history by week (SPEC D-8): on PostgreSQL, ``consent_accessevent`` becomes a table partitioned
+"""The access history by time (SPEC D-8): on PostgreSQL, ``consent_accessevent`` becomes a table partitioned
 by range of ``created_at``, every row kept.
 
 First, on both databases: no database foreign key to the connection (``apps/consent/partitions.py`` says
 why; Django's ``on_delete`` still cascades), and the connection's index ends in ``id`` as the history's
 order does. Then, on PostgreSQL only, in this migration's one transaction: the table is renamed aside,
-the partitioned table created with the same columns, a partition made for every week from the oldest
-row to four weeks ahead, every row copied with its id, the old table dropped, and the primary key
+the partitioned table created with the same columns, a partition made for every four weeks from the
+oldest row to eight weeks ahead, every row copied with its id, the old table dropped, and the primary key
 ``(id, created_at)`` (a partitioned table's key must hold the partition key), the id's sequence (at
 least where the old one stood, so no id is ever issued twice) and the indexes (same names) put back.
 The copy takes the table's lock for its length: about a minute per few million rows, measured in
@@ -44,7 +44,7 @@ def _rebuild(schema_editor, *, to_partitioned: bool) -> None:
     schema_editor.execute(CREATE + (" PARTITION BY RANGE (created_at)" if to_partitioned else ""))
     if to_partitioned:
         now = clock.now()
-        partitions.ensure(covering=partitions.weeks(oldest or now, max(newest or now, now + partitions.AHEAD)),
+        partitions.ensure(covering=partitions.periods(oldest or now, max(newest or now, now + partitions.AHEAD)),
                           connection=connection)
     schema_editor.execute(f"INSERT INTO {TABLE} ({COLUMNS}) SELECT {COLUMNS} FROM {aside}")
     schema_editor.execute(f"DROP TABLE {aside}")  # a partitioned table's partitions go with it

@@ -1,7 +1,7 @@
 """The record of what each assistant was sent (SPEC D-8, M-11), and its forgetting (SPEC J-1).
 
-On PostgreSQL the record lives in weekly partitions (``apps/consent/partitions.py``): this module keeps
-the next ones ready and forgets by dropping whole weeks; on SQLite it forgets row by row."""
+On PostgreSQL the record lives in partitions of four weeks (``apps/consent/partitions.py``): this module
+keeps the next ones ready and forgets by dropping whole partitions; on SQLite it forgets row by row."""
 
 from __future__ import annotations
 
@@ -41,14 +41,14 @@ def access_event_record(*, connection: Connection, tool: str, facts: Iterable[tu
     except IntegrityError as error:
         if getattr(error.__cause__, "sqlstate", None) != partitions.MISSING:
             raise
-        # No partition for this week: the daily task has not run for weeks. Make it, then record.
+        # No partition for this moment: the daily task has not run for weeks. Make it, then record.
         logger.warning("no access history partition for %s; creating it", now.isoformat())
         partitions.ensure(covering=[now], connection=database)
         insert(AccessEvent, row)
 
 
 def access_partitions_ensure(*, now: datetime | None = None) -> list[str]:
-    """Make this week's access history partition and those of the weeks ahead, if missing (PostgreSQL).
+    """Make the current access history partition and the next two, if missing (PostgreSQL).
 
     Idempotent; the daily task and every ``migrate`` call it. Returns the names created."""
     database = connections[router.db_for_write(AccessEvent)]
@@ -60,8 +60,8 @@ def access_partitions_ensure(*, now: datetime | None = None) -> list[str]:
 def access_events_prune(*, older_than: datetime, batch_size: int = PRUNE_BATCH_SIZE) -> int:
     """Forget access events recorded before ``older_than``; return how many partitions or rows went.
 
-    PostgreSQL: every weekly partition wholly before ``older_than`` is detached (concurrently, so writes go
-    on) and dropped; events of the week that straddles it stay until that whole week has passed, and
+    PostgreSQL: every partition wholly before ``older_than`` is detached (concurrently, so writes go on)
+    and dropped; events of the partition that straddles it stay until that whole period has passed, and
     every read leaves them out meanwhile (SPEC J-2). Returns the number of partitions dropped.
     SQLite (one table): deletes the rows in short batches, each its own transaction; returns the rows.
     A run that finds another one in progress returns 0 at once."""
