@@ -1,4 +1,4 @@
-"""The access history (SPEC D-8) at tens of millions of events: weekly partitions against one table.
+"""The access history (SPEC D-8) at tens of millions of events: time partitions against one table.
 
     .venv/bin/python -m bench.access_history [--events 20000000] [--people 10000] [--samples 300]
 
@@ -13,7 +13,7 @@ is about 1.8 kB of ``jsonb``, under the 2 kB at which PostgreSQL compresses, so 
 
 The same data is measured twice, in one cluster, one schema after the other: first **today's schema** —
 the consent app migrated to ``0004``, one table with its foreign key and indexes — then the **partitioned**
-one (``0005``: the filled table is migrated in place, which times the migration — less the oldest week,
+one (``0005``: the filled table is migrated in place, which times the migration — less the oldest partition's rows,
 which today's retention deleted; ``--reload`` empties it and loads the same rows afresh). After each load:
 ``VACUUM ANALYZE`` (what autovacuum does to an insert-only table), then, with the product's own code:
 
@@ -23,8 +23,8 @@ which today's retention deleted; ``--reload`` empties it and loads the same rows
 * ``export history`` — the download's history part: every retained event of a person's connections,
   oldest first, as ``export_for`` prefetches it, for ``samples / 3`` random people;
 * ``write`` — ``access_event_record`` as a ``get_user_context`` call records it (autocommit), 1,000 calls;
-* ``retention`` — ``access_events_prune`` with the cut-off at the end of the oldest week: the partitioned
-  schema detaches and drops that week; today's deletes its rows in batches. A second thread records
+* ``retention`` — ``access_events_prune`` with the cut-off at the end of the oldest partition's period: the
+  partitioned schema detaches and drops it; today's deletes the same rows in batches. A second thread records
   calls the whole time; their count and slowest latency during the drop show whether writes waited.
 
 Disk per million events is ``pg_total_relation_size`` over the table (every partition) and its TOAST and
@@ -216,7 +216,7 @@ def _writes(seed: int) -> dict[str, float]:
 
 
 def _retention() -> dict[str, float]:
-    """Drop the oldest week while another thread records calls; return the drop and what the writes saw."""
+    """Drop the oldest partition while another thread records calls; return the drop and what the writes saw."""
     from django.db import connections
 
     from apps.consent import partitions
@@ -281,25 +281,25 @@ def _row(name: str, base: dict[str, float], part: dict[str, float]) -> str:
             f"{part['p95'] / base['p95']:.2f} |")
 
 
-def report(events: int, people: int, today: dict, weekly: dict, migration_s: float | None) -> list[str]:
+def report(events: int, people: int, today: dict, parted: dict, migration_s: float | None) -> list[str]:
     lines = [f"events {events:,}, people {people:,}, connections {people * ASSISTANTS:,}, weeks {WEEKS}",
              "", "| case | today's p50 / p95 / max ms | partitioned p50 / p95 / max ms | p50 ratio | p95 ratio |",
              "|---|---:|---:|---:|---:|"]
     for name in today["reads"]:
-        lines.append(_row(name, today["reads"][name], weekly["reads"][name]))
-    lines.append(_row("write (access_event_record)", today["write"], weekly["write"]))
+        lines.append(_row(name, today["reads"][name], parted["reads"][name]))
+    lines.append(_row("write (access_event_record)", today["write"], parted["write"]))
     lines.append(f"| WAL bytes per write (50 facts; full_page_writes off) | {today['write']['wal_bytes']:.0f} | "
-                 f"{weekly['write']['wal_bytes']:.0f} | | |")
+                 f"{parted['write']['wal_bytes']:.0f} | | |")
     lines += ["", "| | today's | partitioned |", "|---|---:|---:|"]
     for key in ("total_mb_per_m", "heap_mb_per_m", "toast_mb_per_m", "index_mb_per_m", "bytes_per_event",
                 "total_gb"):
-        lines.append(f"| disk {key} | {today['disk'][key]:.1f} | {weekly['disk'][key]:.1f} |")
+        lines.append(f"| disk {key} | {today['disk'][key]:.1f} | {parted['disk'][key]:.1f} |")
     for key in ("planning_ms", "execution_ms"):
-        lines.append(f"| page 1 EXPLAIN {key} | {today['explain'][key]:.2f} | {weekly['explain'][key]:.2f} |")
+        lines.append(f"| page 1 EXPLAIN {key} | {today['explain'][key]:.2f} | {parted['explain'][key]:.2f} |")
     for key in ("drop_ms", "events_removed", "writes_during", "slowest_write_during_ms", "write_p50_before_ms"):
-        lines.append(f"| retention {key} | {today['retention'][key]:.1f} | {weekly['retention'][key]:.1f} |")
-    lines.append(f"| load s | {today['load_s']:.0f} | {weekly['load_s'] or 0:.0f} |")
-    lines.append(f"| VACUUM ANALYZE s | {today['vacuum_s']:.0f} | {weekly['vacuum_s']:.0f} |")
+        lines.append(f"| retention {key} | {today['retention'][key]:.1f} | {parted['retention'][key]:.1f} |")
+    lines.append(f"| load s | {today['load_s']:.0f} | {parted['load_s'] or 0:.0f} |")
+    lines.append(f"| VACUUM ANALYZE s | {today['vacuum_s']:.0f} | {parted['vacuum_s']:.0f} |")
     if migration_s is not None:
         lines.append(f"| migration 0005 with the rows in place, s | | {migration_s:.0f} |")
     return lines
@@ -344,10 +344,10 @@ def main() -> int:
             print(f"migrated in place: {count:,} events in {migration_s:.0f} s", flush=True)
         else:
             partitions.ensure(covering=partitions.periods(start, end))
-        weekly = _phase("partitioned", args.events, args.samples, start, end, load=not in_place)
+        parted = _phase("partitioned", args.events, args.samples, start, end, load=not in_place)
         if in_place:
-            weekly["load_s"] = None
-    print("\n".join(report(args.events, args.people, today, weekly, migration_s)))
+            parted["load_s"] = None
+    print("\n".join(report(args.events, args.people, today, parted, migration_s)))
     print(f"\nload average {os.getloadavg()[0]:.1f}; {time.monotonic() - began:.0f} s end to end")
     return 0
 
