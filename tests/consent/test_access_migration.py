@@ -8,11 +8,16 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from django.db import connection as db
 from django.db.migrations.executor import MigrationExecutor
+from django.db.migrations.loader import MigrationLoader
 
 from apps.consent import partitions
 
-BEFORE = ("consent", "0004_visible_stamps_on_truncate")
-AFTER = ("consent", "0005_access_history_time_partitions")
+
+_LOADER = MigrationLoader(None, ignore_no_migrations=True)  # the files only, no database
+# This migration by its name, whatever number it carries once migrations are merged; the one before it.
+[AFTER] = [key for key in _LOADER.disk_migrations if key[0] == "consent"
+           and key[1].endswith("_access_history_time_partitions")]
+BEFORE = _LOADER.get_migration(*AFTER).dependencies[0]  # the one table, as it was
 COLUMNS = "id, connection_id, tool, facts, created_at"
 
 
