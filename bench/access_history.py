@@ -13,8 +13,9 @@ is about 1.8 kB of ``jsonb``, under the 2 kB at which PostgreSQL compresses, so 
 
 The same data is measured twice, in one cluster, one schema after the other: first **today's schema** —
 the consent app migrated to just before ``access_history_time_partitions``, one table with its foreign key
-and indexes — then the **partitioned** one (that migration: the filled table is migrated in place, which times the migration — less the oldest partition's rows,
-which today's retention deleted; ``--reload`` empties it and loads the same rows afresh). After each load:
+and indexes — then the **partitioned** one (that migration: the filled table is migrated in place, which
+times the migration — less the oldest partition's rows, which today's retention deleted; ``--reload``
+empties it and loads the same rows afresh). After each load:
 ``VACUUM ANALYZE`` (what autovacuum does to an insert-only table), then, with the product's own code:
 
 * ``history page 1`` — ``pages.history_page(number=1)``, the connection page's history part (its count,
@@ -324,12 +325,11 @@ def main() -> int:
         database_url = stack.enter_context(postgres_cluster())
         bench_run._django({"DATABASE_URL": database_url, "DEBUG": "0", "LOG_LEVEL": "WARNING"})
         from django.core.management import call_command
+        from django.db import connection
+        from django.db.migrations.loader import MigrationLoader
         from django.utils import timezone
 
         from apps.consent import partitions
-
-        from django.db import connection
-        from django.db.migrations.loader import MigrationLoader
 
         loader = MigrationLoader(connection)
         [mine] = [key for key in loader.disk_migrations if key[1].endswith("_access_history_time_partitions")]

@@ -12,7 +12,6 @@ from django.db.migrations.loader import MigrationLoader
 
 from apps.consent import partitions
 
-
 _LOADER = MigrationLoader(None, ignore_no_migrations=True)  # the files only, no database
 # This migration by its name, whatever number it carries once migrations are merged; the one before it.
 [AFTER] = [key for key in _LOADER.disk_migrations if key[0] == "consent"
