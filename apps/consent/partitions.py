@@ -40,7 +40,7 @@ from django.db.backends.base.base import BaseDatabaseWrapper
 logger = logging.getLogger(__name__)
 
 TABLE = "consent_accessevent"
-SPAN = timedelta(weeks=4)
+SPAN = timedelta(weeks=4)  # fixed once a database has partitions: each one's end is read as start + SPAN
 ORIGIN = datetime(2001, 1, 1, tzinfo=UTC)  # a Monday: every partition starts on one, at 00:00 UTC
 AHEAD = timedelta(weeks=8)  # kept ready after the current period: two more
 _NAME = re.compile(rf"^{TABLE}_p(\d{{8}})$")
