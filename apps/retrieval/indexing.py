@@ -11,7 +11,6 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from django.db import models
-from django.db.models.signals import post_delete
 
 
 # SPEC S-3 (home)
@@ -102,19 +101,12 @@ _registry: dict[str, IndexedType] = {}
 
 
 def register(indexed: IndexedType) -> IndexedType:
-    """Make a resource type searchable. A hard delete of one of its records drops its rows too."""
+    """Make a resource type searchable (``signals`` makes the projection follow its writes and deletes)."""
     existing = _registry.get(indexed.resource_type)
     if existing is not None and existing.model is not indexed.model:
         raise ValueError(f"resource type {indexed.resource_type!r} is already declared for {existing.model}")
     _registry[indexed.resource_type] = indexed
-    post_delete.connect(_forget, sender=indexed.model, dispatch_uid=f"retrieval-forget-{indexed.resource_type}")
     return indexed
-
-
-def _forget(sender, instance, **kwargs):
-    from apps.retrieval.services import projection_forget
-
-    projection_forget(instance=instance)
 
 
 def indexed_type(resource_type: str) -> IndexedType:

@@ -120,28 +120,18 @@ def _sync(indexed: IndexedType, records: list[models.Model], drift: Drift, *, ap
 
 # SPEC R-6 (home)
 @transaction.atomic
-def projection_write(*, instance: models.Model) -> None:
-    """Re-index one record inside its own write transaction (SPEC R-6), so a rollback leaves no row behind."""
+def projection_write(*, instance: models.Model) -> list[int]:
+    """Re-index one record inside its own write transaction (SPEC R-6), so a rollback leaves no row behind.
+
+    Returns the ids of the rows left for a worker to embed (``tasks.embed_later``): none when vectors are
+    made inline or meaning is off.
+    """
     from apps.retrieval.embeddings import vectors_inline
 
     indexed = indexed_type_for(type(instance))
     if indexed is None:
-        return
-    waiting = _sync(indexed, [instance], Drift(), apply=True, inline=vectors_inline())
-    if waiting:
-        transaction.on_commit(lambda: _queue_embedding(waiting))
-
-
-def _queue_embedding(row_ids: list[int]) -> None:
-    """Ask a worker for the vectors. The write has committed: a broker outage must not fail it, and the
-    scheduled rebuild embeds whatever was not queued (SPEC J-2).
-    """
-    from apps.retrieval.tasks import embed_projection_rows
-
-    try:
-        embed_projection_rows.delay(row_ids)
-    except Exception as exc:  # kombu raises its own and the transport's errors
-        log.warning("meaning vectors of %d rows left to the rebuild: %s", len(row_ids), exc)
+        return []
+    return _sync(indexed, [instance], Drift(), apply=True, inline=vectors_inline())
 
 
 def projection_embed(*, row_ids: list[int]) -> int:

@@ -9,9 +9,9 @@ from typing import Any
 
 from apps.consent.selectors.visible_set import visible_ids, visible_set_stamp
 from apps.mcp_server.errors import tool_error
-from apps.mcp_server.schemas import SEARCH_LIMIT_MAX
 from apps.mcp_server.tools.answer import Answer
 from apps.mcp_server.tools.context import fit, profile_snapshot
+from apps.retrieval.selectors import LIMIT_MAX as SEARCH_LIMIT_MAX
 from apps.retrieval.selectors import SearchError, search_visible_matches
 
 ONLY_MATCHES = "These are only the shared facts that matched the query, not the whole profile."
