@@ -1,4 +1,4 @@
-"""Whether /mcp serves a request at all, decided before the MCP server sees it.
+"""Whether /mcp serves a request, decided once, before the MCP server sees it (the one place that admits).
 
 Also SPEC A-1, A-4, A-6, C-6, C-7. Design notes: docs/design.md.
 """
@@ -14,16 +14,21 @@ from django.conf import settings
 from django.db import DatabaseError, connections, router
 from django.http import HttpRequest
 
+from apps.common.errors import REPEATED_FAILURE
 from apps.common.statements import constant_sql, prepared_cursor
 from apps.consent.models import Connection
 from apps.mcp_server import catalog
+from apps.mcp_server.arguments import canonical_arguments, integral_numbers, validate_arguments
+from apps.mcp_server.catalog import ToolSpec
 from apps.mcp_server.errors import (
     RPC_FORBIDDEN,
     RPC_INVALID_REQUEST,
     RPC_UNAUTHORIZED,
     RPC_UNAVAILABLE,
     Refusal,
+    ToolError,
 )
+from apps.mcp_server.guard import FAILURE_LIMIT, FailureGuard
 from apps.oauth.bearer import BearerGrant, grant_from_row, grant_statement
 from apps.ops.models import ServiceStatus
 from apps.ops.selectors import service_state_query, service_status
@@ -35,14 +40,88 @@ MAX_BODY_BYTES = 64 * 1024  # the largest legitimate call is a few KiB (SPEC P-2
 _CLOSED_MESSAGE = "The assistant service is not available right now."
 
 
+# The methods whose admission depends on the message: the scopes the call or read needs (SPEC A-8).
+CALL_METHODS = frozenset({"tools/call", "resources/read"})
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """A ``tools/call`` of a catalog tool, as admitted: the arguments it runs with, from the one parse.
+
+    ``refused``: the tool error it is answered with instead of running (SPEC M-9 repeated failure, or its
+    arguments failing the input schema); ``failures``: how many times in a row it failed before.
+    """
+
+    spec: ToolSpec
+    arguments: dict[str, Any]
+    guard_key: str
+    failures: int
+    refused: ToolError | None = None
+
+
+@dataclass(frozen=True)
+class Admitted:
+    """A request /mcp serves: the caller's grant, the body and its one parse (``None``: not one JSON object,
+    the MCP server answers it), and for a tool call the call as admitted."""
+
+    grant: BearerGrant
+    body: bytes
+    message: dict[str, Any] | None
+    call: ToolCall | None = None
+
+
 # SPEC M-10 (home)
-def admit(request: HttpRequest) -> BearerGrant | Refusal:
-    """The caller's grant, or why the request is refused. Reads the database."""
+def admit(request: HttpRequest) -> Admitted | Refusal:
+    """Whether /mcp serves ``request``, decided once, in this order: service status, the query string and
+    ``Origin``, the token, the body, the scopes, and for a tool call its arguments and the repeated-failure
+    guard. Reads the database (one statement).
+    """
     try:
-        return _admit(request)
+        outcome = _admit(request)
     except DatabaseError:
         logger.exception("database error while admitting an MCP request")
         return Refusal(503, "unavailable", _CLOSED_MESSAGE, RPC_UNAVAILABLE)
+    if isinstance(outcome, Refusal):
+        return outcome
+    body = read_body(request)
+    if isinstance(body, Refusal):
+        return body
+    message = parse(body)
+    if isinstance(message, Refusal):
+        return message
+    if message is not None and (refusal := scope_refusal(outcome, message)) is not None:
+        return refusal
+    return Admitted(outcome, body, message, _tool_call(outcome, message))
+
+
+def _tool_call(grant: BearerGrant, message: dict[str, Any] | None) -> ToolCall | None:
+    params = message.get("params") if message is not None and message.get("method") == "tools/call" else None
+    name = params.get("name") if isinstance(params, dict) else None
+    spec = catalog.tool(name) if isinstance(name, str) else None
+    arguments = params.get("arguments", {}) if isinstance(params, dict) else None
+    if spec is None or not isinstance(arguments, dict | None):
+        return None  # an unknown tool or malformed parameters: the MCP server answers the JSON-RPC error
+    return tool_call(grant, spec, arguments or {})
+
+
+def tool_call(grant: BearerGrant, spec: ToolSpec, arguments: dict[str, Any]) -> ToolCall:
+    """``arguments`` admitted for ``spec``: refused without running after repeated failures (SPEC M-9) or
+    when they fail the tool's input schema (SPEC M-8)."""
+    arguments = integral_numbers(arguments)
+    key = FailureGuard.key(connection_id=grant.connection.pk, tool=spec.name,
+                           arguments=canonical_arguments(spec.input_schema, arguments))
+    failures = FailureGuard().failures(key)
+    if failures >= FAILURE_LIMIT:
+        return ToolCall(spec, arguments, key, failures, ToolError(
+            REPEATED_FAILURE,
+            f"{spec.name} failed {FAILURE_LIMIT} times in a row with these arguments and was not run again; "
+            "change the arguments (for example re-read get_user_context) instead of retrying",
+        ))
+    try:
+        validate_arguments(spec.input_schema, arguments)
+    except ToolError as error:
+        return ToolCall(spec, arguments, key, failures, error)
+    return ToolCall(spec, arguments, key, failures)
 
 
 def _admit(request: HttpRequest) -> BearerGrant | Refusal:
@@ -129,8 +208,9 @@ def _too_large() -> Refusal:
     return Refusal(413, "body_too_large", f"the body is larger than {MAX_BODY_BYTES} bytes", RPC_INVALID_REQUEST)
 
 
-def peek(body: bytes) -> dict[str, Any] | None | Refusal:
-    """The JSON-RPC message, or ``None`` when it is not one object (the SDK answers those).
+def parse(body: bytes) -> dict[str, Any] | None | Refusal:
+    """The JSON-RPC message, or ``None`` when it is not one object (the SDK answers those). The one parse of
+    a request's body on this side of the MCP server: admission and the tool read what it returns.
 
     Duplicate keys are refused: the scope check must judge exactly what the SDK dispatches.
     """
@@ -147,7 +227,7 @@ def peek(body: bytes) -> dict[str, Any] | None | Refusal:
 
 
 # JSON-RPC 2.0 §4: the envelope's members and the JSON types they may have when present. Every step
-# after this one (the scope check, the deferred admission, the SDK) may read them as these types.
+# after this one (the scope check, the arguments, the SDK) may read them as these types.
 _ENVELOPE = (
     # A malformed id would make the SDK take a request for a notification.
     ("id", lambda value: isinstance(value, str | int) and not isinstance(value, bool), "a string or an integer"),
@@ -198,50 +278,4 @@ def scope_refusal(grant: BearerGrant, message: dict[str, Any]) -> Refusal | None
     if not missing:
         return None
     return Refusal(403, "insufficient_scope", f"{what} needs the scope {' '.join(missing)}", RPC_FORBIDDEN,
-                   scopes=tuple(missing), challenge=True, token_presented=True)
-
-
-# The methods whose handlers run a unit of database work anyway (``dispatch``).
-DEFERRED_METHODS = frozenset({"tools/call", "resources/read"})
-
-
-@dataclass(eq=False)
-class Deferred:
-    """A call admitted inside its own unit of database work: one thread hop per call instead of two.
-
-    ``admit`` runs the database checks a request admitted first meets; the view answers ``refusal`` if any fails.
-    """
-
-    request: HttpRequest
-    body: bytes
-    message: dict[str, Any]
-    admitted: bool = False
-    refusal: Refusal | None = None
-    refusal_id: Any = None  # the request id a scope refusal answers, as when it is decided first
-
-    def admit(self) -> BearerGrant | None:
-        """The grant (reads the database), or ``None`` with ``refusal`` set. Runs once."""
-        if self.admitted:
-            raise RuntimeError("admitted already")
-        self.admitted = True
-        outcome = admit(self.request)
-        if isinstance(outcome, Refusal):
-            self.refusal = outcome
-            return None
-        if (refusal := scope_refusal(outcome, self.message)) is not None:
-            self.refusal, self.refusal_id = refusal, self.message.get("id")
-            return None
-        return outcome
-
-
-def deferred(request: HttpRequest) -> Deferred | None:
-    """A ``Deferred`` admission for the request, or ``None``: it is admitted first, as usual."""
-    if _header_refusal(request) is not None or not _raw_token(request):
-        return None
-    body = read_body(request)
-    if isinstance(body, Refusal):
-        return None
-    message = peek(body)
-    if not isinstance(message, dict) or message.get("method") not in DEFERRED_METHODS:
-        return None
-    return Deferred(request, body, message)
+                   scopes=tuple(missing), challenge=True, token_presented=True, request_id=message.get("id"))

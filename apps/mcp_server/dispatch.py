@@ -1,4 +1,4 @@
-"""Running one tool call or resource read for an authenticated grant (sync; uses the ORM).
+"""Running one admitted tool call or resource read (sync; uses the ORM).
 
 Also SPEC M-2, M-8, M-9. Design notes: docs/design.md.
 """
@@ -6,7 +6,6 @@ Also SPEC M-2, M-8, M-9. Design notes: docs/design.md.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from contextlib import nullcontext
 from typing import Any
 
@@ -17,11 +16,9 @@ from apps.common.errors import REPEATED_FAILURE, UNAVAILABLE
 from apps.consent.services import access_event_record, connection_touch
 from apps.consent.services.connections import LAST_USED_RESOLUTION
 from apps.mcp_server import catalog
-from apps.mcp_server.admission import Deferred
-from apps.mcp_server.arguments import canonical_arguments, integral_numbers, validate_arguments
-from apps.mcp_server.catalog import ToolSpec
-from apps.mcp_server.errors import NotAdmitted, ToolError
-from apps.mcp_server.guard import FAILURE_LIMIT, FailureGuard
+from apps.mcp_server.admission import ToolCall
+from apps.mcp_server.errors import ToolError
+from apps.mcp_server.guard import FailureGuard
 from apps.mcp_server.tools.answer import Answer
 from apps.oauth.bearer import BearerGrant
 
@@ -30,37 +27,31 @@ logger = logging.getLogger(__name__)
 _UNAVAILABLE_MESSAGE = "the memory service could not answer just now; try again in a moment"
 
 
-def call_tool(*, caller: BearerGrant | Deferred, spec: ToolSpec, arguments: dict[str, Any]) -> dict[str, Any]:
-    """The structured content of a successful call; raises ``ToolError`` or ``NotAdmitted`` otherwise."""
-    arguments = integral_numbers(arguments)
-    grant = _admitted(caller, lambda scopes: spec.scopes.missing(scopes, arguments))
+def call_tool(*, grant: BearerGrant, call: ToolCall) -> dict[str, Any]:
+    """The structured content of an admitted call that succeeded; raises ``ToolError`` otherwise.
+
+    A call admission refused after repeated failures does not run and is not counted again (SPEC M-9).
+    """
+    if call.refused is not None and call.refused.code == REPEATED_FAILURE:
+        raise call.refused
     guard = FailureGuard()
-    key = guard.key(connection_id=grant.connection.pk, tool=spec.name,
-                    arguments=canonical_arguments(spec.input_schema, arguments))
-    failures = guard.failures(key)
-    if failures >= FAILURE_LIMIT:
-        raise ToolError(
-            REPEATED_FAILURE,
-            f"{spec.name} failed {FAILURE_LIMIT} times in a row with these arguments and was not run again; "
-            "change the arguments (for example re-read get_user_context) instead of retrying",
-        )
     try:
-        validate_arguments(spec.input_schema, arguments)
-        answer = _run(spec.handler, grant, arguments)
+        if call.refused is not None:  # its arguments failed the input schema: a failure of the call
+            raise call.refused
+        answer = _run(call.spec.handler, grant, call.arguments)
     except ToolError as error:
         # A server-side outage is not the assistant's failure: it does not count (docs/mcp.md).
         if error.code != UNAVAILABLE:
-            guard.failed(key)
-        _record(grant, spec.name, None)
+            guard.failed(call.guard_key)
+        _record(grant, call.spec.name, None)
         raise
-    if failures:  # a success clears the count; with none counted there is nothing to clear
-        guard.succeeded(key)
-    _record(grant, answer.event or spec.name, answer)
+    if call.failures:  # a success clears the count; with none counted there is nothing to clear
+        guard.succeeded(call.guard_key)
+    _record(grant, answer.event or call.spec.name, answer)
     return answer.payload
 
 
-def read_resource(*, caller: BearerGrant | Deferred, uri: str) -> dict[str, Any]:
-    grant = _admitted(caller, lambda scopes: catalog.RESOURCE_SCOPES.missing(scopes, {}))
+def read_resource(*, grant: BearerGrant, uri: str) -> dict[str, Any]:
     try:
         answer = _run(catalog.read_resource, grant, uri)
     except ToolError:
@@ -68,19 +59,6 @@ def read_resource(*, caller: BearerGrant | Deferred, uri: str) -> dict[str, Any]
         raise
     _record(grant, answer.event, answer)
     return answer.payload
-
-
-def _admitted(caller: BearerGrant | Deferred, missing: Callable[[frozenset[str]], list[str]]) -> BearerGrant:
-    """The caller's grant, admitting a deferred call first, with every scope the call needs.
-
-    The view already refused a call its scopes do not allow (SPEC A-8): this is the backstop.
-    """
-    grant = caller.admit() if isinstance(caller, Deferred) else caller
-    if grant is None:
-        raise NotAdmitted()
-    if lacking := missing(grant.scopes):
-        raise NotAdmitted(lacking)
-    return grant
 
 
 def _run(handler, grant, argument) -> Answer:

@@ -6,6 +6,7 @@ Design notes: docs/design.md.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from apps.common.errors import INVALID_ARGUMENT, TOOL_ERROR_CODES, CodedError
 
@@ -32,22 +33,12 @@ def tool_error(error: CodedError) -> ToolError:
     return ToolError(error.code if error.code in TOOL_ERROR_CODES else INVALID_ARGUMENT, error.message)
 
 
-class NotAdmitted(Exception):
-    """A call whose admission, made in its own unit (``admission.Deferred``), refused it.
-
-    ``missing``: the scopes it lacks, when that was the reason.
-    """
-
-    def __init__(self, missing: tuple[str, ...] | list[str] = ()):
-        super().__init__("not admitted")
-        self.missing = list(missing)
-
-
 @dataclass(frozen=True)
 class Refusal:
     """Why /mcp will not serve a request, decided before any MCP dispatch.
 
-    ``error``: the stable code; ``scopes``: those a 403 names; ``challenge``: a Bearer challenge (SPEC A-8).
+    ``error``: the stable code; ``scopes``: those a 403 names; ``challenge``: a Bearer challenge (SPEC A-8);
+    ``request_id``: the JSON-RPC id the refusal answers, when it was decided from the message (a 403).
     """
 
     status: int
@@ -58,3 +49,4 @@ class Refusal:
     token_presented: bool = False
     challenge: bool = False
     headers: dict[str, str] = field(default_factory=dict)
+    request_id: Any = None

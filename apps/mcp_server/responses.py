@@ -32,13 +32,14 @@ def _quoted(text: str) -> str:
     return "".join(ch for ch in text if ch not in '"\\' and 0x20 <= ord(ch) < 0x7F)
 
 
-def refusal_response(refusal: Refusal, *, request_id: Any = None) -> JsonResponse:
+def refusal_response(refusal: Refusal) -> JsonResponse:
     data: dict[str, Any] = {"code": refusal.error}
     if refusal.scopes:
         data["scopes"] = list(refusal.scopes)
     body = {
         "jsonrpc": "2.0",
-        "id": request_id if isinstance(request_id, str | int) and not isinstance(request_id, bool) else None,
+        "id": refusal.request_id if isinstance(refusal.request_id, str | int)
+        and not isinstance(refusal.request_id, bool) else None,
         "error": {"code": refusal.rpc_code, "message": refusal.message, "data": data},
     }
     response = JsonResponse(body, status=refusal.status, json_dumps_params={"ensure_ascii": False})

@@ -60,7 +60,7 @@ def _captured_call(token: str) -> tuple[list[tuple[str, list]], str, str]:
     django.setup()
     from django.db import connection
 
-    from apps.mcp_server import catalog, dispatch
+    from apps.mcp_server import admission, catalog, dispatch
     from apps.mcp_server.admission import _status_and_grant
     from apps.mcp_server.guard import FailureGuard, shared_cache
 
@@ -75,7 +75,7 @@ def _captured_call(token: str) -> tuple[list[tuple[str, list]], str, str]:
         statements.clear()
         with connection.execute_wrapper(keep):
             _, _, grant = _status_and_grant(token)
-            dispatch.call_tool(caller=grant, spec=spec, arguments={})
+            dispatch.call_tool(grant=grant, call=admission.tool_call(grant, spec, {}))
     assert len(statements) == 3, [sql[:80] for sql, _ in statements]
     key = FailureGuard.key(connection_id=grant.connection.pk, tool=spec.name, arguments={})
     connection.close()

@@ -119,9 +119,9 @@ def test_service_reopened(shared_profile):
     assert post(call("get_user_context"), token).status_code == 200
 
 
-# SPEC A-8, M-10: a tool call or resource read is admitted inside its own unit of database work
-# (docs/mcp.md); a caller that is not admitted reads only the refusal, even where the MCP server
-# answers the call by itself (an unknown tool, malformed parameters) without running it.
+# SPEC A-8, M-10: a tool call or resource read is admitted before the MCP server sees it (docs/mcp.md); a
+# caller that is not admitted reads only the refusal, even where the MCP server would answer the call by
+# itself (an unknown tool, malformed parameters) without running it.
 @pytest.mark.parametrize("message", [call("no_such_tool"), rpc("tools/call", {"name": 7}), rpc("resources/read", {}),
                                      call("get_user_context")], ids=["unknown-tool", "bad-name", "no-uri", "valid"])
 @pytest.mark.parametrize("refused", ["invalid-token", "closed"])
@@ -136,8 +136,10 @@ def test_unadmitted_caller_reads_only_the_refusal(refused, message, shared_profi
     assert "result" not in response.json() and "facts" not in response.content.decode()
 
 
-# One unit of database work per tool call: admission, the call and its access record (docs/performance.md).
-def test_tool_call_is_one_unit_of_database_work(shared_profile, monkeypatch):
+# Two units of database work per tool call, in this order: admission (one statement), then the call with
+# its access record; nothing runs after the MCP server has answered (docs/mcp.md "One request, end to end").
+def test_tool_call_is_admitted_then_run(shared_profile, monkeypatch):
+    from apps.mcp_server import admission, dispatch
     from apps.mcp_server.transport import orm
 
     units, run = [], orm.run
@@ -150,7 +152,7 @@ def test_tool_call_is_one_unit_of_database_work(shared_profile, monkeypatch):
     _, _, token = shared_profile
     response = post(call("get_user_context"), token)
     assert response.status_code == 200 and response.json()["result"]["isError"] is False
-    assert len(units) == 1
+    assert units == [admission.admit, dispatch.call_tool]
 
 
 # SPEC A-10, DNS-rebinding defence: a browser origin is served only when it is our own or listed in

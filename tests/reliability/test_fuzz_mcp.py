@@ -26,7 +26,7 @@ from mcp_types.version import KNOWN_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 from apps.common.errors import TOOL_ERROR_CODES
 from apps.consent import scopes
 from apps.mcp_server import catalog
-from apps.mcp_server.admission import DEFERRED_METHODS
+from apps.mcp_server.admission import CALL_METHODS
 from apps.mcp_server.tools.context import profile_snapshot
 from tests.mcp_server.conftest import make_fact, share
 from tests.mcp_server.rpc import ACCEPT, call, post, rpc
@@ -176,7 +176,7 @@ ENVELOPE_VALUES = {
     "jsonrpc": st.one_of(st.sampled_from(["2.0", "2.0", "1.0", "", 2.0]), JSON_OF_EVERY_TYPE),
     "id": st.one_of(IDS, JSON_OF_EVERY_TYPE),
     "method": st.one_of(RPC_METHODS, RPC_METHODS, JSON_OF_EVERY_TYPE,
-                        st.sampled_from(sorted(DEFERRED_METHODS)).map(lambda name: [name])),
+                        st.sampled_from(sorted(CALL_METHODS)).map(lambda name: [name])),
 }
 
 

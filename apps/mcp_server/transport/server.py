@@ -15,12 +15,11 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
 
 from apps.mcp_server import catalog, dispatch
-from apps.mcp_server.admission import Deferred
-from apps.mcp_server.errors import RPC_FORBIDDEN, RPC_UNAUTHORIZED, NotAdmitted, ToolError
+from apps.mcp_server.admission import Admitted
+from apps.mcp_server.errors import ToolError
 from apps.mcp_server.transport import orm
-from apps.oauth.bearer import BearerGrant
 
-GRANT_KEY = "lifeos.grant"
+ADMITTED_KEY = "lifeos.admitted"  # the request as admission decided it (``admission.Admitted``)
 ASGI_KEY = "lifeos.asgi"  # whether the /mcp view runs under ASGI (``orm.run``)
 
 INSTRUCTIONS = (
@@ -41,67 +40,47 @@ def tool_result(payload: dict[str, Any], *, is_error: bool = False) -> types.Cal
     )
 
 
-def _caller(ctx) -> BearerGrant | Deferred:
+def _admitted(ctx) -> Admitted:
     request = ctx.request
-    caller = request.scope.get(GRANT_KEY) if request is not None else None
-    if caller is None:  # only reachable if something bypassed the /mcp view
-        raise MCPError(INTERNAL_ERROR, "request was not authenticated")
-    return caller
-
-
-def _grant(ctx) -> BearerGrant:
-    caller = _caller(ctx)
-    if not isinstance(caller, BearerGrant):  # the view defers admission only for calls that run a unit
-        raise MCPError(INTERNAL_ERROR, "request was not authenticated")
-    return caller
+    admitted = request.scope.get(ADMITTED_KEY) if request is not None else None
+    if not isinstance(admitted, Admitted):  # only reachable if something bypassed the /mcp view
+        raise MCPError(INTERNAL_ERROR, "request was not admitted")
+    return admitted
 
 
 def _asgi(ctx) -> bool:
     return bool(ctx.request is not None and ctx.request.scope.get(ASGI_KEY))
 
 
-def _not_admitted(refused: NotAdmitted) -> MCPError:
-    # For a deferred call the view answers its refusal (HTTP 401/403/503) in place of this error.
-    if not refused.missing:
-        return MCPError(RPC_UNAUTHORIZED, "the request was not admitted")
-    return MCPError(RPC_FORBIDDEN, f"insufficient_scope: needs {' '.join(refused.missing)}",
-                    data={"code": "insufficient_scope", "scopes": refused.missing})
-
-
 async def _list_tools(ctx, params) -> types.ListToolsResult:
-    grant = _grant(ctx)
+    grant = _admitted(ctx).grant
     return types.ListToolsResult(tools=[spec.mcp_tool() for spec in catalog.listed(grant.scopes)])
 
 
 async def _call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
-    caller = _caller(ctx)
-    spec = catalog.tool(params.name)
-    if spec is None:
+    admitted = _admitted(ctx)
+    call = admitted.call
+    if call is None or call.spec.name != params.name:  # admission found no catalog tool of this name
         raise MCPError(INVALID_PARAMS, f"unknown tool {params.name[:100]!r}")
     try:
-        payload = await orm.run(_asgi(ctx), dispatch.call_tool, caller=caller, spec=spec,
-                                arguments=params.arguments or {})
-    except NotAdmitted as refused:
-        raise _not_admitted(refused) from None
+        payload = await orm.run(_asgi(ctx), dispatch.call_tool, grant=admitted.grant, call=call)
     except ToolError as error:
         return tool_result(error.as_dict(), is_error=True)
     return tool_result(payload)
 
 
 async def _list_resources(ctx, params) -> types.ListResourcesResult:
-    return types.ListResourcesResult(resources=catalog.resources(_grant(ctx).scopes))
+    return types.ListResourcesResult(resources=catalog.resources(_admitted(ctx).grant.scopes))
 
 
 async def _list_resource_templates(ctx, params) -> types.ListResourceTemplatesResult:
-    return types.ListResourceTemplatesResult(resource_templates=catalog.resource_templates(_grant(ctx).scopes))
+    return types.ListResourceTemplatesResult(resource_templates=catalog.resource_templates(_admitted(ctx).grant.scopes))
 
 
 async def _read_resource(ctx, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
     uri = str(params.uri)
     try:
-        payload = await orm.run(_asgi(ctx), dispatch.read_resource, caller=_caller(ctx), uri=uri)
-    except NotAdmitted as refused:
-        raise _not_admitted(refused) from None
+        payload = await orm.run(_asgi(ctx), dispatch.read_resource, grant=_admitted(ctx).grant, uri=uri)
     except ToolError as error:
         raise MCPError(INVALID_PARAMS, error.message, data=error.as_dict()) from None
     return types.ReadResourceResult(

@@ -1,4 +1,4 @@
-"""Hands one admitted Django request to the MCP SDK and brings its answer back.
+"""Hands one admitted Django request to the MCP SDK and brings its answer back (nothing else comes back).
 
 Design notes: docs/performance.md (How the hot paths are built).
 """
@@ -16,9 +16,9 @@ import anyio
 from django.http import HttpRequest, HttpResponse
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
-from apps.mcp_server.admission import MAX_BODY_BYTES
+from apps.mcp_server.admission import MAX_BODY_BYTES, Admitted
 from apps.mcp_server.transport.orm import served_by_asgi
-from apps.mcp_server.transport.server import ASGI_KEY, GRANT_KEY, mcp_server
+from apps.mcp_server.transport.server import ADMITTED_KEY, ASGI_KEY, mcp_server
 
 # With a manager per request (WSGI) or per event loop, the SDK's session start/stop
 # messages at INFO say nothing; keep them out of the log unless logging is configured for them.
@@ -65,7 +65,7 @@ async def _hold(manager: StreamableHTTPSessionManager, ready: asyncio.Future) ->
         raise
 
 
-def _scope(request: HttpRequest, caller) -> dict:
+def _scope(request: HttpRequest, admitted: Admitted) -> dict:
     headers = [
         (name.lower().encode("latin-1"), value.encode("latin-1", "replace"))
         for name, value in request.headers.items()
@@ -85,13 +85,14 @@ def _scope(request: HttpRequest, caller) -> dict:
         "headers": headers,
         "client": (request.META.get("REMOTE_ADDR", ""), 0),
         "server": (host or request.get_host(), int(port) if port.isdigit() else 80),
-        GRANT_KEY: caller,
+        ADMITTED_KEY: admitted,
         ASGI_KEY: served_by_asgi(request),
     }
 
 
-async def serve(request: HttpRequest, body: bytes, caller) -> HttpResponse:
-    """Run the MCP server on one request whose body was already read and checked."""
+async def serve(request: HttpRequest, admitted: Admitted) -> HttpResponse:
+    """Run the MCP server on one admitted request; it answers from what admission decided."""
+    body = admitted.body
     delivered = False
     finished = anyio.Event()
 
@@ -114,7 +115,7 @@ async def serve(request: HttpRequest, body: bytes, caller) -> HttpResponse:
         elif message["type"] == "http.response.body":
             chunks.append(message.get("body", b""))
 
-    scope = _scope(request, caller)
+    scope = _scope(request, admitted)
     try:
         if scope[ASGI_KEY]:
             await (await _loop_manager()).handle_request(scope, receive, send)
