@@ -23,8 +23,8 @@ from apps.consent.models import Connection, FactShare
 from apps.consent.services import shares_set
 from apps.memory.models import Category, Fact
 from apps.memory.services import fact_create
-from apps.retrieval.indexing import indexed_type
 from apps.retrieval.models import SearchProjection
+from apps.retrieval.registry import indexed_type
 from apps.retrieval.searchable import USER_PROFILE
 from tests.oauth import flow as oauth
 

@@ -7,8 +7,6 @@ class RetrievalConfig(AppConfig):
 
     def ready(self) -> None:
         """Index every memory write in its own transaction (SPEC R-6)."""
-        from apps.retrieval import searchable, signals  # noqa: F401  (searchable registers the declarations)
-        from apps.retrieval.layer.indexed import register_searchable
+        from apps.retrieval import signals
 
-        register_searchable()  # the other resource types' searchable fields
         signals.connect()

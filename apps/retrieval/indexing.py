@@ -1,4 +1,6 @@
-"""Which fields of which resource types are searchable, and how their text is normalized (SPEC R-1, R-6).
+"""How searchable text is normalized and split into terms, and the shape of a type's searchable fields (SPEC R-6).
+
+Which types and fields are searchable comes from their declarations (``apps.retrieval.registry``).
 
 Design notes: docs/design.md.
 """
@@ -7,7 +9,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from django.db import models
@@ -95,33 +97,6 @@ class IndexedType:
             return {}
         texts = ((f.path, normalize(f.text(instance))) for f in self.fields)
         return {path: text for path, text in texts if text}
-
-
-_registry: dict[str, IndexedType] = {}
-
-
-def register(indexed: IndexedType) -> IndexedType:
-    """Make a resource type searchable (``signals`` makes the projection follow its writes and deletes)."""
-    existing = _registry.get(indexed.resource_type)
-    if existing is not None and existing.model is not indexed.model:
-        raise ValueError(f"resource type {indexed.resource_type!r} is already declared for {existing.model}")
-    _registry[indexed.resource_type] = indexed
-    return indexed
-
-
-def indexed_type(resource_type: str) -> IndexedType:
-    return _registry[resource_type]
-
-
-def indexed_types() -> Iterator[IndexedType]:
-    return iter(sorted(_registry.values(), key=lambda t: t.resource_type))
-
-
-def indexed_type_for(model: type[models.Model]) -> IndexedType | None:
-    for indexed in _registry.values():
-        if indexed.model is model:
-            return indexed
-    return None
 
 
 def query_terms(query: str) -> list[str]:

@@ -14,7 +14,8 @@ from apps.common.errors import CodedError
 from apps.memory.models import Fact
 from apps.retrieval import hybrid
 from apps.retrieval.backends import SearchScope, get_search_backend
-from apps.retrieval.indexing import indexed_type, query_terms
+from apps.retrieval.indexing import query_terms
+from apps.retrieval.registry import indexed_type
 from apps.retrieval.searchable import USER_PROFILE, USER_PROFILE_FIELDS
 
 # The search_user_context limits; the MCP tool's schema states them from here.

@@ -10,8 +10,9 @@ from django.db import models, transaction
 
 from apps.common import clock
 from apps.retrieval.backends import get_search_backend
-from apps.retrieval.indexing import IndexedType, indexed_type_for, indexed_types
+from apps.retrieval.indexing import IndexedType
 from apps.retrieval.models import SearchProjection
+from apps.retrieval.registry import indexed_type_for, indexed_types
 
 log = logging.getLogger(__name__)
 REBUILD_CHUNK = 500

@@ -8,7 +8,7 @@ from django.db import models, transaction
 from django.db.models.signals import post_delete
 
 from apps.memory import projection
-from apps.retrieval.indexing import indexed_types
+from apps.retrieval.registry import indexed_types
 from apps.retrieval.services import projection_forget, projection_write
 from apps.retrieval.tasks import embed_later
 

@@ -17,8 +17,8 @@ from apps.common import clock
 from apps.consent.services import connection_authorize
 from apps.mcp_server import catalog
 from apps.memory.models import Category
-from apps.retrieval.indexing import indexed_type
 from apps.retrieval.models import SearchProjection
+from apps.retrieval.registry import indexed_type
 from apps.retrieval.searchable import USER_PROFILE
 from tests.mcp_server.conftest import bulk_share, fact_reads
 from tests.mcp_server.rpc import call, post, rpc

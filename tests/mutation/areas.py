@@ -148,9 +148,9 @@ AREAS = {
     "layer": Area(
         rules="R-5",
         functions={
-            "apps/retrieval/layer/searching.py": ("searchable_fields", "texts_at", "_confirm"),
+            "apps/retrieval/layer/searching.py": ("searchable_fields", "_confirm"),
             "apps/retrieval/layer/access.py": ("check_pattern", "readable", "readable_top_level"),
-            "apps/retrieval/layer/pointers.py": ("ancestors", "covers"),
+            "apps/retrieval/layer/pointers.py": ("ancestors", "covers", "texts_at"),
         },
         tests=(
             "tests/retrieval/layer/test_search_confirm.py",

@@ -13,8 +13,9 @@ from django.core.exceptions import EmptyResultSet
 from django.db import connections
 from django.db.models import QuerySet
 
-from apps.retrieval.indexing import indexed_type, query_terms
+from apps.retrieval.indexing import query_terms
 from apps.retrieval.models import SearchProjection
+from apps.retrieval.registry import indexed_type
 
 # Trigram indexes (pg_trgm, FTS5 "trigram") can only serve terms this long.
 TRIGRAM = 3

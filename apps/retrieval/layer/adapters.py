@@ -6,6 +6,7 @@ Design notes: docs/design.md.
 from __future__ import annotations
 
 import hashlib
+import logging
 from datetime import datetime
 from functools import lru_cache
 
@@ -16,6 +17,9 @@ from django.db.models.constants import LOOKUP_SEP
 from apps.common import statements
 from apps.retrieval.layer import pointers, values
 from apps.retrieval.layer.declarations import Declaration
+from apps.retrieval.layer.errors import LayerError
+
+log = logging.getLogger(__name__)
 
 
 class Adapter:
@@ -64,6 +68,17 @@ class Adapter:
     def source_version(self, instance) -> str:
         """Changes whenever what ``document`` answers changes (SPEC R-10)."""
         raise NotImplementedError
+
+    def searchable_text(self, pattern: str, instance) -> str:
+        """The text the search projection indexes at ``pattern``: all its strings, joined by newlines (R-6)."""
+        try:
+            doc = self.document(instance, frozenset({pointers.split(pattern)[0]}))
+        except LayerError as exc:
+            # A transcript whose body is missing indexes no body text; reading it
+            # still answers the explicit error (SPEC R-12).
+            log.warning("not indexing %s of %s:%s: %s", pattern, self.declaration.type, instance.pk, exc.code)
+            return ""
+        return "\n".join(text for _, text in pointers.texts_at(doc, pattern))
 
     def status_boost(self, instance) -> float:
         """Ranking by status (SPEC R-8): positive lifts, negative sinks. 0 by default."""

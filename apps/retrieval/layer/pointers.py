@@ -46,3 +46,17 @@ def covers(granted: str, pattern: str) -> bool:
 
 def child(pointer: str, token: str | int) -> str:
     return f"{pointer}/{escape(token)}"
+
+
+def texts_at(doc: dict, pattern: str) -> list[tuple[str, str]]:
+    """(concrete path, string) for every string at ``pattern`` in ``doc``."""
+    found: list[tuple[tuple[str | int, ...], object]] = [((), doc)]
+    for token in split(pattern):
+        step: list[tuple[tuple[str | int, ...], object]] = []
+        for tokens, value in found:
+            if token == WILDCARD and isinstance(value, list):
+                step += [((*tokens, i), item) for i, item in enumerate(value)]
+            elif isinstance(value, dict) and token in value:
+                step.append(((*tokens, token), value[token]))
+        found = step
+    return [(join(tokens), value) for tokens, value in found if isinstance(value, str) and value]

@@ -17,6 +17,7 @@ from apps.retrieval.layer import documents, pointers
 from apps.retrieval.layer.access import Access, TypeView, require, views
 from apps.retrieval.layer.errors import LayerError
 from apps.retrieval.layer.parsing import SearchRequest
+from apps.retrieval.layer.pointers import texts_at
 from apps.retrieval.layer.ranking import Candidate, rank
 from apps.retrieval.models import SearchProjection
 
@@ -43,20 +44,6 @@ def _backend():
 def searchable_fields(v: TypeView) -> tuple[str, ...]:
     """The fields of ``v``'s type that this caller may both read and search by (SPEC R-5)."""
     return tuple(path for path in v.resource.declaration.searchable if path in v.leaves)
-
-
-def texts_at(doc: dict, pattern: str) -> list[tuple[str, str]]:
-    """(concrete path, string) for every string at ``pattern`` in ``doc``."""
-    found: list[tuple[tuple[str | int, ...], object]] = [((), doc)]
-    for token in pointers.split(pattern):
-        step: list[tuple[tuple[str | int, ...], object]] = []
-        for tokens, value in found:
-            if token == pointers.WILDCARD and isinstance(value, list):
-                step += [((*tokens, i), item) for i, item in enumerate(value)]
-            elif isinstance(value, dict) and token in value:
-                step.append(((*tokens, token), value[token]))
-        found = step
-    return [(pointers.join(tokens), value) for tokens, value in found if isinstance(value, str) and value]
 
 
 def _snippet(text: str, term: str) -> str:

@@ -6,14 +6,13 @@ from django.test.utils import isolate_apps
 
 from apps.common import clock
 from apps.memory.projection import record_written
-from apps.retrieval import indexing
 from apps.retrieval.layer import Grant, GrantInvalid, LayerError, external_grant
 from apps.retrieval.layer.access import view
 from apps.retrieval.layer.adapters import ModelAdapter
 from apps.retrieval.layer.audiences import EXTERNAL_SCOPES, EXTERNALLY_PUBLISHABLE
 from apps.retrieval.layer.declarations import ALL_FIELDS, Declaration, DeclarationError, Field, Filter
-from apps.retrieval.layer.indexed import register_searchable
 from apps.retrieval.layer.registry import registry
+from apps.retrieval.registry import indexed_type
 from tests.retrieval.layer.builders import OPS, access, call
 
 TYPES = {"episode", "transcript", "calendar", "todo", "contact", "voice_memo", "digest", "intent", "user_profile"}
@@ -110,7 +109,7 @@ RECIPE = Declaration(
 
 
 @pytest.fixture
-def recipe_type(monkeypatch):
+def recipe_type():
     with isolate_apps("apps.agents"):  # a registry of its own: the real app never sees the model
         class Recipe(models.Model):  # noqa: DJ008 - a throwaway model
             owner_id = models.BigIntegerField()
@@ -130,13 +129,12 @@ def recipe_type(monkeypatch):
 
         with connection.schema_editor() as editor:
             editor.create_model(Recipe)
-        # The projection's registry is restored afterwards: the type exists for this test only.
-        monkeypatch.setattr(indexing, "_registry", dict(indexing._registry))
+        # One registry: the search projection indexes the type as soon as it is declared.
         try:
             registry.get(RECIPE.type)  # the real types first, so this one is added to them
             registry.register(RECIPE, RecipeAdapter())
             try:
-                assert register_searchable() == ["recipe"]
+                assert indexed_type(RECIPE.type).model is Recipe
                 yield Recipe
             finally:
                 registry.unregister(RECIPE.type)
