@@ -12,11 +12,12 @@ from typing import Any
 
 import mcp_types as types
 
+from apps.common.canonical import canonical_json
 from apps.consent import scopes as scope_names
+from apps.consent.selectors import profile
 from apps.mcp_server import schemas
 from apps.mcp_server.tools import context, memory, propose, search
 from apps.mcp_server.tools.answer import Answer
-from apps.mcp_server.tools.context import canonical_json
 from apps.retrieval.layer.audiences import EXTERNAL_SCOPES
 
 Handler = Callable[[Any, dict[str, Any]], Answer]
@@ -155,13 +156,13 @@ RESOURCES = (
     ResourceSpec(
         name="profile_summary",
         title="Shared profile",
-        uri=context.SUMMARY_URI,
+        uri=profile.SUMMARY_URI,
         description="The same overview get_user_context returns: summary, first facts, version, paging fields.",
     ),
     ResourceSpec(
         name="profile_page",
         title="Page of shared facts",
-        uri_template=context.PAGE_URI_TEMPLATE,
+        uri_template=profile.PAGE_URI_TEMPLATE,
         description="Shared facts from offset on, for one version of the set (next_uri points here).",
     ),
 )

@@ -14,7 +14,7 @@ from django.conf import settings
 from django.core.cache import BaseCache, caches
 
 from apps.common.cache import CACHE_ERRORS
-from apps.mcp_server.tools.context import canonical_json
+from apps.common.canonical import canonical_json
 
 logger = logging.getLogger(__name__)
 

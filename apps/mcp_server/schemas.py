@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from apps.mcp_server.tools.context import PAGE_MAX_FACTS
+from apps.consent.selectors.profile import PAGE_MAX_FACTS
 from apps.memory.models import Category
 from apps.memory.models.facts import EVIDENCE_MAX, LABEL_MAX, VALUE_MAX
 from apps.retrieval import selectors as _search

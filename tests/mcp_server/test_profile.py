@@ -12,10 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from apps.common import clock
-from apps.consent.selectors.visibility import visible_facts
-from apps.consent.selectors.visible_set import visible_set_of
-from apps.consent.services import connection_narrow
-from apps.mcp_server.tools.context import (
+from apps.consent.selectors.profile import (
     PAGE_MAX_FACTS,
     RESULT_MAX_BYTES,
     ProfileSnapshot,
@@ -30,6 +27,9 @@ from apps.mcp_server.tools.context import (
     set_version,
     summarize,
 )
+from apps.consent.selectors.visibility import visible_facts
+from apps.consent.selectors.visible_set import visible_set_of
+from apps.consent.services import connection_narrow
 from apps.memory.services import fact_update
 from tests.consent.factories import make_connection
 from tests.mcp_server.conftest import make_fact, share

@@ -92,7 +92,7 @@ def test_search_version_is_the_overview_version(searchable):
 # SPEC M-2, C-1: matches are shown in rank order as the same read that gave the version shows them;
 # a match no longer visible by then is left out.
 def test_matches_are_read_with_the_version(searchable, monkeypatch):
-    from apps.mcp_server.tools import search as search_module
+    from apps.consent.selectors import profile as search_module
 
     connection, coffee, tea, token = searchable
     unshared = make_fact(connection.user, 7, label="Coffee beans", value="Unshared coffee")
@@ -159,7 +159,7 @@ def _matches_of(facts, **fields):
 
 # SPEC S-2: when the match window is used up, the answer says so and asks to narrow the query.
 def test_window_exhausted_says_narrow(searchable, monkeypatch):
-    from apps.mcp_server.tools import search as search_module
+    from apps.consent.selectors import profile as search_module
 
     _, coffee, _, token = searchable
     page = _matches_of([coffee], offset=9_999, has_more=True, window_exhausted=True)
@@ -173,7 +173,7 @@ def test_window_exhausted_says_narrow(searchable, monkeypatch):
 def test_search_page_fits_the_byte_budget(user, connect, issue_token, monkeypatch):
     import json
 
-    from apps.mcp_server.tools import search as search_module
+    from apps.consent.selectors import profile as search_module
 
     connection = connect(scopes=SEARCH_SCOPES)
     heavy = [make_fact(user, i, label="\u0001" * 40, value="\u0001" * 300) for i in range(10)]

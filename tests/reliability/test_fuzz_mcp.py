@@ -25,9 +25,9 @@ from mcp_types.version import KNOWN_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
 from apps.common.errors import TOOL_ERROR_CODES
 from apps.consent import scopes
+from apps.consent.selectors.profile import profile_snapshot
 from apps.mcp_server import catalog
 from apps.mcp_server.admission import CALL_METHODS
-from apps.mcp_server.tools.context import profile_snapshot
 from tests.mcp_server.conftest import make_fact, share
 from tests.mcp_server.rpc import ACCEPT, call, post, rpc
 from tests.reliability.conftest import FUZZ
