@@ -54,7 +54,11 @@ def meaning(settings, _local_model):
 
 
 def pytest_collection_modifyitems(config, items):
-    if DATABASE_LABEL == "postgresql":
+    replicas = pytest.mark.skip(reason="a streaming replica: runs in the replica pass (tests/run.py)")
+    for item in items:
+        if "replica" in item.keywords and not os.environ.get("DATABASE_REPLICA_URLS"):
+            item.add_marker(replicas)
+    if DATABASE_LABEL.startswith("postgresql"):
         return
     skip = pytest.mark.skip(reason="PostgreSQL only: runs in the PostgreSQL pass")
     production = pytest.mark.skip(reason="the production configuration: runs in the PostgreSQL pass")

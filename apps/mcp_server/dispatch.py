@@ -10,10 +10,12 @@ from collections.abc import Callable
 from contextlib import nullcontext
 from typing import Any
 
+from django.conf import settings
 from django.db import DatabaseError, transaction
 
 from apps.common import clock
 from apps.common.errors import REPEATED_FAILURE, UNAVAILABLE
+from apps.common.replicas import read_tolerating_lag
 from apps.consent.services import access_event_record, connection_touch
 from apps.consent.services.connections import LAST_USED_RESOLUTION
 from apps.mcp_server import catalog
@@ -46,7 +48,7 @@ def call_tool(*, caller: BearerGrant | Deferred, spec: ToolSpec, arguments: dict
         )
     try:
         validate_arguments(spec.input_schema, arguments)
-        answer = _run(spec.handler, grant, arguments)
+        answer = _run(spec.handler, grant, arguments, read_only=spec.read_only)
     except ToolError as error:
         # A server-side outage is not the assistant's failure: it does not count (docs/mcp.md).
         if error.code != UNAVAILABLE:
@@ -62,7 +64,7 @@ def call_tool(*, caller: BearerGrant | Deferred, spec: ToolSpec, arguments: dict
 def read_resource(*, caller: BearerGrant | Deferred, uri: str) -> dict[str, Any]:
     grant = _admitted(caller, lambda scopes: catalog.RESOURCE_SCOPES.missing(scopes, {}))
     try:
-        answer = _run(catalog.read_resource, grant, uri)
+        answer = _run(catalog.read_resource, grant, uri, read_only=True)
     except ToolError:
         _record(grant, "", None)
         raise
@@ -83,8 +85,14 @@ def _admitted(caller: BearerGrant | Deferred, missing: Callable[[frozenset[str]]
     return grant
 
 
-def _run(handler, grant, argument) -> Answer:
+def _run(handler, grant, argument, *, read_only: bool = False) -> Answer:
+    # SPEC O-4: the assistant path reads the primary, unless REPLICA_MAX_LAG_SECONDS lets a read-only call
+    # read a replica at most that far behind. The token and the connection (revocation, scopes, categories)
+    # were read from the primary before this point, and the access record is written there after it.
+    bound = settings.REPLICA_MAX_LAG_SECONDS
     try:
+        if read_only and bound is not None:
+            return read_tolerating_lag(lambda: handler(grant, argument), max_lag=bound)
         return handler(grant, argument)
     except DatabaseError:
         logger.exception("database error while serving an MCP call")
