@@ -98,6 +98,28 @@ else:
         # prepared_cursor; Django's own cursors never prepare). Behind a pooler in transaction mode
         # CONN_MAX_AGE is 0 (docs/deploy.md).
         DATABASES["default"]["OPTIONS"]["prepare_threshold"] = 5  # psycopg's default: the fifth run
+# SPEC O-4: PostgreSQL streaming replicas for the reads that tolerate lag (apps/common/replicas.py,
+# docs/deploy.md). None by default: then no router is installed and every read is the primary's.
+DATABASE_REPLICAS: list[str] = []
+for _number, _url in enumerate(env.list("DATABASE_REPLICA_URLS", [])):
+    if DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
+        raise ImproperlyConfigured("DATABASE_REPLICA_URLS needs a PostgreSQL DATABASE_URL (streaming replicas)")
+    _replica = dj_database_url.parse(_url, conn_max_age=DATABASES["default"]["CONN_MAX_AGE"], conn_health_checks=True)
+    if _replica["ENGINE"] != "django.db.backends.postgresql":
+        raise ImproperlyConfigured("DATABASE_REPLICA_URLS: each URL must name a PostgreSQL streaming replica")
+    _replica["OPTIONS"] = {**DATABASES["default"]["OPTIONS"], **_replica.get("OPTIONS", {})}
+    _replica["TEST"] = {"MIRROR": "default"}  # a replica of the test database is the test database
+    DATABASES[f"replica_{_number}"] = _replica
+    DATABASE_REPLICAS.append(f"replica_{_number}")
+DATABASE_ROUTERS = ["apps.common.replicas.ReplicaRouter"] if DATABASE_REPLICAS else []
+if DATABASE_REPLICAS:
+    MIDDLEWARE.append("apps.common.replicas.AdminListsOnReplicas")  # the admin's lists
+# The assistant path (/mcp) reads the primary, unless this bounds how far behind a replica it may read
+# instead: whole seconds, 0-3600, judged per call on the replica itself (apps/common/replicas.py).
+_max_lag = env.str("REPLICA_MAX_LAG_SECONDS")
+REPLICA_MAX_LAG_SECONDS: int | None = None if _max_lag is None else env.int("REPLICA_MAX_LAG_SECONDS", 0)
+if REPLICA_MAX_LAG_SECONDS is not None and not 0 <= REPLICA_MAX_LAG_SECONDS <= 3600:
+    raise ImproperlyConfigured("REPLICA_MAX_LAG_SECONDS must be between 0 and 3600")
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Auth -------------------------------------------------------------------

@@ -1,5 +1,6 @@
 import os
 from datetime import UTC
+from pathlib import Path
 
 import pytest
 
@@ -18,6 +19,10 @@ def pytest_configure(config):
     # Search by words alone unless a test asks for meaning (the ``meaning`` fixture): embedding every
     # record the suite writes would cost minutes, and most tests are about something else.
     settings.SEARCH_EMBEDDINGS = {}
+    # The suite runs with DEBUG off, so whitenoise indexes STATIC_ROOT (what collectstatic fills before
+    # `make serve`) whenever a request handler is built, and warns when it is missing. The suite serves
+    # no collected file, so an empty directory stands in for what collectstatic would write.
+    Path(settings.STATIC_ROOT).mkdir(parents=True, exist_ok=True)
 
 
 LOCAL_EMBEDDINGS = {"BACKEND": "apps.retrieval.embeddings.local.LocalEmbedder", "INLINE": True}
@@ -49,7 +54,11 @@ def meaning(settings, _local_model):
 
 
 def pytest_collection_modifyitems(config, items):
-    if DATABASE_LABEL == "postgresql":
+    replicas = pytest.mark.skip(reason="a streaming replica: runs in the replica pass (tests/run.py)")
+    for item in items:
+        if "replica" in item.keywords and not os.environ.get("DATABASE_REPLICA_URLS"):
+            item.add_marker(replicas)
+    if DATABASE_LABEL.startswith("postgresql"):
         return
     skip = pytest.mark.skip(reason="PostgreSQL only: runs in the PostgreSQL pass")
     production = pytest.mark.skip(reason="the production configuration: runs in the PostgreSQL pass")

@@ -17,6 +17,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 
@@ -51,8 +52,10 @@ def _wait_for_port(port: int, timeout: float = 30.0) -> None:
 
 
 @contextlib.contextmanager
-def postgres_cluster() -> Iterator[str]:
-    """Yield a ``DATABASE_URL`` for a fresh cluster (UTF-8 ctype: pg_trgm needs it for CJK)."""
+def postgres_cluster(*, settings: tuple[str, ...] = (), hba: tuple[str, ...] = ()) -> Iterator[str]:
+    """Yield a ``DATABASE_URL`` for a fresh cluster (UTF-8 ctype: pg_trgm needs it for CJK).
+
+    ``settings``: more server options (``-c name=value``); ``hba``: lines put first in ``pg_hba.conf``."""
     prefix, uid, gid = _as_postgres_user()
     root = Path(tempfile.mkdtemp(prefix="lifeos-pg-"))
     data, sockets = root / "data", root / "run"
@@ -67,8 +70,11 @@ def postgres_cluster() -> Iterator[str]:
              "--encoding=UTF8", "--locale=C.UTF-8"],
             check=True, stdout=subprocess.DEVNULL,
         )
-        options = (f"-c listen_addresses=127.0.0.1 -p {port} -k {sockets} -c fsync=off -c synchronous_commit=off "
-                   "-c full_page_writes=off -c max_connections=200")
+        if hba:
+            rules = data / "pg_hba.conf"
+            rules.write_text("\n".join(hba) + "\n" + rules.read_text())
+        options = " ".join((f"-c listen_addresses=127.0.0.1 -p {port} -k {sockets} -c fsync=off "
+                            "-c synchronous_commit=off -c full_page_writes=off -c max_connections=200", *settings))
         subprocess.run(
             [*prefix, _pg_bin("pg_ctl"), "-D", str(data), "-o", options, "-l", str(root / "log"), "-w", "start"],
             check=True, stdout=subprocess.DEVNULL,
@@ -80,6 +86,72 @@ def postgres_cluster() -> Iterator[str]:
             subprocess.run([*prefix, _pg_bin("pg_ctl"), "-D", str(data), "-m", "immediate", "stop"],
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         shutil.rmtree(root, ignore_errors=True)
+
+
+REPLICATION_USER = "replicator"
+
+
+@dataclass
+class Replicated:
+    """A primary and one streaming replica of it (``postgres_replicated``); the replica can be stopped and started."""
+
+    primary_url: str
+    replica_url: str
+    replica_data: Path
+    replica_options: str
+    replica_log: Path
+
+    def stop_replica(self) -> None:
+        prefix, _, _ = _as_postgres_user()
+        subprocess.run([*prefix, _pg_bin("pg_ctl"), "-D", str(self.replica_data), "-m", "fast", "stop"],
+                       check=True, stdout=subprocess.DEVNULL)
+
+    def start_replica(self) -> None:
+        prefix, _, _ = _as_postgres_user()
+        subprocess.run([*prefix, _pg_bin("pg_ctl"), "-D", str(self.replica_data), "-o", self.replica_options,
+                        "-l", str(self.replica_log), "-w", "start"], check=True, stdout=subprocess.DEVNULL)
+
+
+@contextlib.contextmanager
+def postgres_replicated() -> Iterator[Replicated]:
+    """A fresh primary (``wal_level=replica``, a replication role allowed from loopback) and a streaming
+    replica of it: ``pg_basebackup -R`` into a second data directory, started on another loopback port.
+
+    Replication is asynchronous, as deployed: a write is on the replica once it has been replayed.
+    """
+    prefix, uid, gid = _as_postgres_user()
+    with postgres_cluster(settings=("-c wal_level=replica -c max_wal_senders=5 -c hot_standby=on",),
+                          hba=(f"host replication {REPLICATION_USER} 127.0.0.1/32 trust",)) as primary_url:
+        import psycopg
+
+        with psycopg.connect(primary_url.rsplit("/", 1)[0] + "/postgres", autocommit=True) as db:
+            db.execute(f"CREATE ROLE {REPLICATION_USER} WITH LOGIN REPLICATION")
+        root = Path(tempfile.mkdtemp(prefix="lifeos-pg-replica-"))
+        data, sockets = root / "data", root / "run"
+        sockets.mkdir()
+        if uid is not None:
+            for path in (root, sockets):
+                os.chown(path, uid, gid)
+        port = free_port()
+        primary_port = primary_url.rsplit(":", 1)[1].split("/")[0]
+        replica = Replicated(primary_url=primary_url, replica_url=f"postgres://lifeos@127.0.0.1:{port}/lifeos",
+                             replica_data=data, replica_log=root / "log",
+                             replica_options=f"-c listen_addresses=127.0.0.1 -p {port} -k {sockets} -c fsync=off "
+                                             "-c max_connections=200 -c hot_standby=on")
+        try:
+            subprocess.run(
+                [*prefix, _pg_bin("pg_basebackup"), "-h", "127.0.0.1", "-p", primary_port, "-U", REPLICATION_USER,
+                 "-D", str(data), "-R", "-X", "stream", "--checkpoint=fast"],
+                check=True, stdout=subprocess.DEVNULL,
+            )
+            replica.start_replica()
+            _wait_for_port(port)
+            yield replica
+        finally:
+            if (data / "postmaster.pid").exists():
+                subprocess.run([*prefix, _pg_bin("pg_ctl"), "-D", str(data), "-m", "immediate", "stop"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            shutil.rmtree(root, ignore_errors=True)
 
 
 @contextlib.contextmanager

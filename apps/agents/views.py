@@ -13,6 +13,7 @@ from rest_framework.views import APIView
 
 from apps.agents import openapi, services
 from apps.agents.authentication import AgentAuthentication, IsAgent
+from apps.common.replicas import read_tolerating_lag
 from apps.retrieval.layer import LayerError, handle
 from apps.retrieval.layer.documents import encode
 from apps.retrieval.layer.parsing import expect_object, expect_string, loads
@@ -104,11 +105,13 @@ class RunOperationView(AgentAPIView):
     def post(self, request: Request, run_id: str) -> HttpResponse:
         body = self.body(request)
         thread_id = self.thread(body)
+        # The run is read from the primary (the agent may have started it a moment ago); what it lists,
+        # searches and reads tolerates a replica's lag (SPEC O-4).
         access = services.run_access(
             policy=request.user.policy,  # type: ignore[union-attr]  # an Agent (IsAgent)
             run_id=run_id, thread_id=thread_id,
         )
-        return _json(handle(access, self.operation, body))
+        return read_tolerating_lag(lambda: _json(handle(access, self.operation, body)))
 
 
 class RunEndView(AgentAPIView):

@@ -9,10 +9,12 @@ import logging
 from contextlib import nullcontext
 from typing import Any
 
+from django.conf import settings
 from django.db import DatabaseError, transaction
 
 from apps.common import clock
 from apps.common.errors import REPEATED_FAILURE, UNAVAILABLE
+from apps.common.replicas import read_tolerating_lag
 from apps.consent.services import access_event_record, connection_touch
 from apps.consent.services.connections import LAST_USED_RESOLUTION
 from apps.mcp_server import catalog
@@ -38,7 +40,7 @@ def call_tool(*, grant: BearerGrant, call: ToolCall) -> dict[str, Any]:
     try:
         if call.refused is not None:  # its arguments failed the input schema: a failure of the call
             raise call.refused
-        answer = _run(call.spec.handler, grant, call.arguments)
+        answer = _run(call.spec.handler, grant, call.arguments, read_only=call.spec.read_only)
     except ToolError as error:
         # A server-side outage is not the assistant's failure: it does not count (docs/mcp.md).
         if error.code != UNAVAILABLE:
@@ -53,7 +55,7 @@ def call_tool(*, grant: BearerGrant, call: ToolCall) -> dict[str, Any]:
 
 def read_resource(*, grant: BearerGrant, uri: str) -> dict[str, Any]:
     try:
-        answer = _run(catalog.read_resource, grant, uri)
+        answer = _run(catalog.read_resource, grant, uri, read_only=True)
     except ToolError:
         _record(grant, "", None)
         raise
@@ -61,8 +63,14 @@ def read_resource(*, grant: BearerGrant, uri: str) -> dict[str, Any]:
     return answer.payload
 
 
-def _run(handler, grant, argument) -> Answer:
+def _run(handler, grant, argument, *, read_only: bool = False) -> Answer:
+    # SPEC O-4: the assistant path reads the primary, unless REPLICA_MAX_LAG_SECONDS lets a read-only call
+    # read a replica at most that far behind. The token and the connection (revocation, scopes, categories)
+    # were read from the primary before this point, and the access record is written there after it.
+    bound = settings.REPLICA_MAX_LAG_SECONDS
     try:
+        if read_only and bound is not None:
+            return read_tolerating_lag(lambda: handler(grant, argument), max_lag=bound)
         return handler(grant, argument)
     except DatabaseError:
         logger.exception("database error while serving an MCP call")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import threading
+from pathlib import Path
 
 _BLOCKS = ((0x3400, 0x4DC0), (0x4E00, 0xA000), (0xF900, 0xFB00))
 _lock = threading.Lock()
@@ -20,6 +21,9 @@ def _loaded() -> tuple[re.Pattern, dict[str, str]]:
             if _table is None:
                 import zhconv
 
+                # Named by its path, zhconv reads its dictionary inside ``with open``; by default it
+                # leaves the file to the garbage collector (a ResourceWarning, and a descriptor held).
+                zhconv.loaddict(str(Path(zhconv.__file__).with_name("zhcdict.json")))
                 mapping = {}
                 for start, end in _BLOCKS:
                     for code in range(start, end):

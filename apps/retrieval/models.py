@@ -4,6 +4,8 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from apps.common.indexes import CoveringIndex
+
 
 class SearchProjection(models.Model):
     """One searchable field of one record, as normalized matching text; written only by ``retrieval.services``.
@@ -34,10 +36,11 @@ class SearchProjection(models.Model):
             # Owner first: every search is one person's, and short queries scan only that person's rows.
             models.Index(fields=["owner", "resource_type", "field"], name="projection_owner_type_field"),
             # SPEC S-4: the vector scope (``vector_scope_sql``) answered from the index alone — a person's
-            # rows are spread over the whole table, and reading them cost one table page per row.
-            models.Index(fields=["owner", "vector_model", "resource_type", "field"],
-                         include=["record_id", "id", "updated_at"], condition=models.Q(vector_model__isnull=False),
-                         name="projection_owner_vectors"),
+            # rows are spread over the whole table, and reading them cost one table page per row. On SQLite,
+            # which has no non-key columns, the covered ones end the key (apps/common/indexes.py).
+            CoveringIndex(fields=["owner", "vector_model", "resource_type", "field"],
+                          covering=["record_id", "id", "updated_at"], condition=models.Q(vector_model__isnull=False),
+                          name="projection_owner_vectors"),
         ]
 
     def __str__(self) -> str:

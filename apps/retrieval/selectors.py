@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from django.db import router
 from django.db.models import QuerySet
 
 from apps.common.errors import CodedError
@@ -15,6 +16,7 @@ from apps.memory.models import Fact
 from apps.retrieval import hybrid
 from apps.retrieval.backends import SearchScope, get_search_backend
 from apps.retrieval.indexing import query_terms
+from apps.retrieval.models import SearchProjection
 from apps.retrieval.registry import indexed_type
 from apps.retrieval.searchable import USER_PROFILE, USER_PROFILE_FIELDS
 
@@ -69,7 +71,7 @@ def search_visible_matches(*, owner_id: int, visible: QuerySet[Fact] | tuple[str
     indexed_type(USER_PROFILE)  # the declaration must be loaded: no silent empty search
     # One row past the page (or past the window's end) tells whether more matches exist.
     take = min(limit, OFFSET_MAX - offset)
-    backend = get_search_backend()
+    backend = get_search_backend(router.db_for_read(SearchProjection))  # a replica where reads tolerate lag (O-4)
     scopes = [SearchScope(USER_PROFILE, EXTERNAL_FACT_FIELDS, visible, stamp=visible_stamp)]
     # SPEC S-4: words and meaning, fused. The fused order's first ``offset + take + 1`` places need at
     # most that many keyword matches past the fused head (which holds at most 2 × DEPTH records).

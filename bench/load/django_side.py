@@ -1,6 +1,7 @@
 """The in-process half of the load run: set up people and assistants, count rows, render pages.
 
-    python -m bench.load.django_side setup N      → JSON of N connected assistants on stdout
+    python -m bench.load.django_side setup N B    → JSON of N connected assistants on stdout, every
+                                                     other one with B suggestions already waiting
     python -m bench.load.django_side counts       → JSON of the row counts the checks compare
     python -m bench.load.django_side pages        → the person's pages, rendered, on stdout
 
@@ -17,6 +18,7 @@ import os
 import sys
 
 USERNAME = "load-person"
+PASSWORD = "load-password-not-secret"
 FACTS = 30
 
 
@@ -30,16 +32,16 @@ def _django():
     settings.ALLOWED_HOSTS = [*settings.ALLOWED_HOSTS, "testserver"]
 
 
-def setup(count: int) -> dict:
+def setup(count: int, backlog: int) -> dict:
     from django.contrib.auth import get_user_model
     from django.test import Client
 
     from apps.consent.models import Connection
-    from apps.consent.services import shares_set
+    from apps.consent.services import proposal_submit, shares_set
     from apps.memory.services import fact_create
     from tests.oauth import flow as oauth_flow
 
-    person = get_user_model().objects.create_user(username=USERNAME, password="load-password-not-secret")
+    person = get_user_model().objects.create_user(username=USERNAME, password=PASSWORD)
     categories = ["basic", "preferences", "habits", "goals", "work_study"]
     facts = [fact_create(owner=person, category=categories[i % 5], label=f"Load fact {i}",
                          value=f"Loaded value {i}: tea, walks and reading", evidence="load", sensitive=False)
@@ -56,6 +58,10 @@ def setup(count: int) -> dict:
         assert response.status_code == 200, response.content
         connection = Connection.objects.get(user=person, application__client_id=flow.client_id)
         shares_set(connection=connection, fact_ids={fact.pk for fact in facts})
+        # Suggestions a person has not got round to yet: every other assistant starts near the cap (SPEC P-8).
+        waiting = [str(proposal_submit(connection=connection, arguments={
+            "op": "add", "category": "preferences", "label": f"Backlog {index}-{number}",
+            "value": f"Waiting value {number}"}).pk) for number in range(backlog if index % 2 == 0 else 0)]
         assistants.append({
             "index": index,
             "client_id": flow.client_id,
@@ -63,8 +69,10 @@ def setup(count: int) -> dict:
             "access_token": flow.tokens[0]["access_token"],
             "refresh_token": flow.tokens[0]["refresh_token"],
             "secrets": sorted(flow.secrets_seen),
+            "waiting": waiting,
         })
-    return {"user_id": person.pk, "facts": FACTS, "assistants": assistants}
+    return {"user_id": person.pk, "username": USERNAME, "password": PASSWORD, "facts": FACTS,
+            "assistants": assistants}
 
 
 def counts() -> dict:
@@ -77,6 +85,9 @@ def counts() -> dict:
             (tool, AccessEvent.objects.filter(tool=tool).count())
             for tool in AccessEvent.objects.values_list("tool", flat=True).distinct())),
         "proposal_ids": sorted(str(pk) for pk in Proposal.objects.values_list("pk", flat=True)),
+        # What each decided suggestion became, and whether a confirmed one left its fact (SPEC P-6).
+        "decided": {str(pk): [status, fact_id is not None] for pk, status, fact_id in
+                    Proposal.objects.exclude(status="pending").values_list("pk", "status", "result_fact_id")},
     }
 
 
@@ -108,7 +119,7 @@ def main(argv: list[str]) -> None:
     _django()
     command = argv[0]
     if command == "setup":
-        print(json.dumps(setup(int(argv[1]))))
+        print(json.dumps(setup(int(argv[1]), int(argv[2]))))
     elif command == "counts":
         print(json.dumps(counts()))
     elif command == "pages":

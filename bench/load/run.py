@@ -2,23 +2,37 @@
 
     .venv/bin/python -m bench.load.run [--seconds 120] [--assistants 20] [--workers 4] [--no-faults]
 
-Starts a throwaway PostgreSQL and Redis (loopback), migrates, collects static
-files, serves ``python -m config.serving`` with several workers (DEBUG off),
-and connects ``--assistants`` assistants through the real OAuth flow. Then:
+Starts a throwaway PostgreSQL primary with a streaming replica of it, and a
+Redis (loopback), migrates, collects static files, serves ``python -m
+config.serving`` with several workers (DEBUG off, ``DATABASE_REPLICA_URLS``
+and ``REPLICA_MAX_LAG_SECONDS`` set: SPEC O-4), and connects ``--assistants``
+assistants through the real OAuth flow; every other one starts with
+``--backlog`` suggestions the person has not decided yet. Then:
 
 1. **Load** — every assistant on its own thread, for ``--seconds``, mixes
    ``get_user_context``, ``search_user_context`` and ``propose_memory``
    (some submissions deliberately repeated), after one refresh at the token
-   endpoint. Asserts: 0 errors; proposal rows == distinct successful
-   submissions, and a repeated submission got the same id (nothing lost or
-   duplicated); access events == successful calls that carried facts.
+   endpoint; an assistant told ``too_many_pending`` (SPEC P-8) proposes
+   nothing for a while (backing off, doubling) and keeps reading. The person,
+   logged in through the login page, goes from assistant page to assistant
+   page confirming and ignoring what waits there, and checks each next page
+   shows what was just decided. Asserts: 0 errors; every ``too_many_pending``
+   and ``duplicate_processed`` answer was right when it was given (judged
+   from the ids answered and the person's decisions, with their times);
+   proposal rows == distinct successful submissions, and a repeated
+   submission got the same id (nothing lost or duplicated); access events ==
+   successful calls that carried facts; no page of the person's showed a
+   decision of theirs undone.
 2. **Faults** (bounded, a few seconds each, load running throughout):
    a worker killed mid-request (the others keep serving); PostgreSQL
    restarted (only explicit 503 / ``unavailable`` while it is down, full
    recovery after, every confirmed proposal still there); Redis stopped
    (reads still served: the cache is not on the read path's critical edge,
-   or an explicit 503 — counted and printed). Unreachable object storage is
-   covered by ``tests/ops/test_storage_s3.py``.
+   or an explicit 503 — counted and printed); the replica stopped and started
+   again (the primary serves meanwhile: no error, the person's pages never
+   behind, nothing lost, the replica serving again after). Unreachable object
+   storage is covered by ``tests/ops/test_storage_s3.py``. ``faults`` in
+   ``main`` lists the faults run under load; a new one is a phase added there.
 3. **Secrets** — every token, code, verifier and registration token the
    clients held is searched for in every database table, the captured
    server log and the rendered pages (the person's and the admin's).
@@ -35,6 +49,7 @@ import http.client
 import json
 import os
 import random
+import re
 import shlex
 import signal
 import subprocess
@@ -44,15 +59,27 @@ import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from http.cookies import SimpleCookie
 from pathlib import Path
 from urllib.parse import urlencode
 
 BASE_DIR = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(BASE_DIR))
 
-from tests.services import _as_postgres_user, _pg_bin, free_port, postgres_cluster, redis_server  # noqa: E402 - needs sys.path
+from tests.services import (  # noqa: E402 - needs sys.path
+    Replicated,
+    _as_postgres_user,
+    _pg_bin,
+    free_port,
+    postgres_replicated,
+    redis_server,
+)
 
 REQUEST_TIMEOUT = 10
+PENDING_LIMIT = 100  # SPEC P-8, the product's default (PROPOSAL_PENDING_LIMIT): the server is started with it
+REPLICA_MAX_LAG_SECONDS = 5  # the assistant path may read a replica this far behind (SPEC O-4)
+BACKOFF_FIRST, BACKOFF_MAX = 1.0, 8.0  # seconds an assistant proposes nothing after too_many_pending
+JUDGED = {"too_many_pending", "duplicate_processed"}  # right or wrong by the state at the time: judge_proposals
 FAILURES: list[str] = []
 
 
@@ -129,12 +156,21 @@ def django_side(env: dict, *args: str) -> str:
 class Tally:
     calls: Counter = field(default_factory=Counter)  # (tool, outcome) → count
     fact_calls: int = 0  # successful calls whose result carried at least one fact
+    fact_calls_resent: int = 0  # of those, sent twice (the first try timed out or lost its connection)
+    reads_unanswered: int = 0  # tries of reads whose answer never came (timed out): each may have been served
     proposals: dict = field(default_factory=dict)  # (connection, label, value) → set of ids
     confirmed_ids: set = field(default_factory=set)
     errors: list = field(default_factory=list)
     statuses_while: Counter = field(default_factory=Counter)  # during a fault: outcome → count
     samples: dict = field(default_factory=dict)  # outcome → the first message seen with it
     retries: int = 0  # requests re-sent once on a fresh connection after the old one failed
+    # Every propose_memory call: (connection, started, ended, outcome, id or None, key).
+    proposing: list = field(default_factory=list)
+    known: dict = field(default_factory=dict)  # connection → {proposal id: when its first answer arrived}
+    # The person's decisions: proposal id → [started, ended or None (not known to have happened), kind].
+    decisions: dict = field(default_factory=dict)
+    stale_pages: list = field(default_factory=list)  # (connection, ids decided yet still offered on the next page)
+    person_pages: Counter = field(default_factory=Counter)  # what the person asked for → count
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -145,8 +181,12 @@ class Assistant:
         self.connection: http.client.HTTPConnection | None = None
         self.rng = random.Random(info["index"])
         self.sent = 0
+        self.resent = False  # whether the last request was sent a second time
+        self.quiet_until = 0.0  # proposes nothing before this (monotonic), after too_many_pending
+        self.backoff = BACKOFF_FIRST
 
     def _post(self, path: str, body: bytes, headers: dict) -> tuple[int, bytes]:
+        self.resent = False
         for attempt in (1, 2):
             if self.connection is None:
                 self.connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=REQUEST_TIMEOUT)
@@ -159,6 +199,7 @@ class Assistant:
                 self.connection = None
                 if attempt == 2:
                     raise
+                self.resent = True
                 with self.tally.lock:
                     self.tally.retries += 1
                 # A keep-alive connection the server closed between requests: a client retries that once.
@@ -207,6 +248,8 @@ class Assistant:
         elif roll < 0.70:
             tool, arguments = "search_user_context", {"query": self.rng.choice(["tea", "Load fact", "walks",
                                                                               "reading", "nothing-matches"])}
+        elif time.monotonic() < self.quiet_until:
+            tool, arguments = "get_user_context", {}  # told too_many_pending: reads on, proposes nothing yet
         else:
             # Every fifth proposal repeats one made before: it must answer the same id, not a new row.
             number = self.rng.randrange(max(1, self.sent // 5)) if self.rng.random() < 0.2 else self.sent
@@ -214,7 +257,20 @@ class Assistant:
             tool, arguments = "propose_memory", {"op": "add", "category": "preferences", "label": label,
                                                  "value": value}
             key = (self.info["connection_id"], label, value)
+        started = time.monotonic()
         outcome, content = self.call(tool, arguments)
+        if tool == "propose_memory":
+            ended = time.monotonic()
+            with self.tally.lock:
+                self.tally.proposing.append((self.info["connection_id"], started, ended, outcome,
+                                             content["id"] if outcome == "ok" else None, key))
+                if outcome == "ok":
+                    self.tally.known.setdefault(self.info["connection_id"], {}).setdefault(content["id"], ended)
+            if outcome == "too_many_pending":  # the person has enough waiting: give them time
+                self.quiet_until = ended + self.backoff * (0.5 + self.rng.random())
+                self.backoff = min(self.backoff * 2, BACKOFF_MAX)
+            elif outcome == "ok":
+                self.backoff = BACKOFF_FIRST
         return tool, outcome, content, key
 
     def record(self, tool, outcome, content, key, *, fault: bool) -> None:
@@ -223,18 +279,120 @@ class Assistant:
             if fault:
                 self.tally.statuses_while[outcome] += 1
             if outcome != "ok":
-                if not fault:
+                if tool != "propose_memory" and outcome.startswith("connection error"):
+                    self.tally.reads_unanswered += 1 + self.resent  # each try may have reached a worker
+                if not fault and not (tool == "propose_memory" and outcome in JUDGED):
                     self.tally.errors.append((tool, outcome))
                 return
             if tool in ("get_user_context", "search_user_context") and content["facts"]:
                 self.tally.fact_calls += 1
+                # A request re-sent after a timeout may have been served (and recorded) the first time too.
+                self.tally.fact_calls_resent += self.resent
             if tool == "propose_memory":
                 self.tally.proposals.setdefault(key, set()).add(content["id"])
                 self.tally.confirmed_ids.add(content["id"])
 
 
+# --- the person ------------------------------------------------------------------------------------------
+
+class Person:
+    """The person on their own pages, as a browser: confirms and ignores what waits, then looks again."""
+
+    def __init__(self, port: int, data: dict, tally: Tally):
+        self.port, self.tally = port, tally
+        self.username, self.password = data["username"], data["password"]
+        self.connections = [a["connection_id"] for a in data["assistants"]]
+        self.rng = random.Random(7)
+        self.cookies: dict[str, str] = {}
+        self.http: http.client.HTTPConnection | None = None
+        self.turn = 0
+
+    def request(self, method: str, path: str, fields: dict | None = None) -> tuple[int, str]:
+        body = urlencode(fields, doseq=True).encode() if fields is not None else None
+        headers = {"Host": "127.0.0.1", "Accept-Language": "en"}
+        if self.cookies:
+            headers["Cookie"] = "; ".join(f"{name}={value}" for name, value in self.cookies.items())
+        if body is not None:
+            headers["Content-Type"] = "application/x-www-form-urlencoded"
+        for attempt in (1, 2):
+            if self.http is None:
+                self.http = http.client.HTTPConnection("127.0.0.1", self.port, timeout=REQUEST_TIMEOUT)
+            try:
+                self.http.request(method, path, body=body, headers=headers)
+                response = self.http.getresponse()
+                content = response.read()
+                break
+            except (OSError, http.client.HTTPException):
+                self.http.close()
+                self.http = None
+                if attempt == 2:
+                    raise
+                with self.tally.lock:
+                    self.tally.retries += 1
+        for header in response.headers.get_all("Set-Cookie") or []:
+            jar = SimpleCookie()
+            jar.load(header)
+            for name, morsel in jar.items():
+                self.cookies[name] = morsel.value
+        return response.status, content.decode("utf-8", "replace")
+
+    def login(self) -> None:
+        self.request("GET", "/accounts/login/")
+        status, _ = self.request("POST", "/accounts/login/", {
+            "username": self.username, "password": self.password, "csrfmiddlewaretoken": self.cookies["csrftoken"]})
+        if status != 302:
+            raise RuntimeError(f"the person could not log in: {status}")
+
+    def _get(self, path: str) -> tuple[str, str]:
+        try:
+            status, body = self.request("GET", path)
+        except (OSError, http.client.HTTPException) as error:
+            return f"connection error ({type(error).__name__})", ""
+        return ("ok" if status == 200 else f"http {status}"), body
+
+    def one_round(self) -> list[tuple[str, str]]:
+        """One assistant's page: decide one to four of the suggestions waiting there, then open it again."""
+        pk = self.connections[self.turn % len(self.connections)]
+        self.turn += 1
+        page = f"/me/assistants/{pk}/"
+        outcome, body = self._get(page)
+        done = [("page", outcome)]
+        if outcome != "ok":
+            return done
+        waiting = list(dict.fromkeys(re.findall(r"/me/proposals/(\d+)/confirm/", body)))
+        chosen = waiting[:self.rng.randint(1, 4)]
+        for pid in chosen:
+            kind = "confirm" if self.rng.random() < 0.5 else "ignore"
+            with self.tally.lock:
+                self.tally.decisions[pid] = [time.monotonic(), None, kind]
+            try:
+                status, _ = self.request("POST", f"/me/proposals/{pid}/{kind}/",
+                                         {"csrfmiddlewaretoken": self.cookies.get("csrftoken", "")})
+            except (OSError, http.client.HTTPException) as error:
+                done.append(("decide", f"connection error ({type(error).__name__})"))
+                continue
+            if status == 302:  # decided; the answer redirects to the page
+                with self.tally.lock:
+                    self.tally.decisions[pid][1] = time.monotonic()
+            done.append(("decide", "ok" if status == 302 else f"http {status}"))
+        if chosen:
+            outcome, body = self._get(page)
+            done.append(("page", outcome))
+            if outcome == "ok":
+                # Read your own writes: a suggestion just decided is never offered again on the next page.
+                stale = [pid for pid in chosen
+                         if self.tally.decisions[pid][1] is not None and f"/me/proposals/{pid}/confirm/" in body]
+                if stale:
+                    with self.tally.lock:
+                        self.tally.stale_pages.append((pk, stale))
+        return done
+
+
+PEOPLE: list[Person] = []  # set up by main: drive() runs them beside the assistants
+
+
 def drive(assistants: list[Assistant], seconds: float, *, fault: threading.Event | None = None) -> None:
-    """Every assistant on its own thread until the deadline."""
+    """Every assistant, and the person, on a thread of their own until the deadline."""
     deadline = time.monotonic() + seconds
 
     def loop(assistant: Assistant):
@@ -242,11 +400,84 @@ def drive(assistants: list[Assistant], seconds: float, *, fault: threading.Event
             tool, outcome, content, key = assistant.one_round()
             assistant.record(tool, outcome, content, key, fault=fault is not None and fault.is_set())
 
+    def person_loop(person: Person):
+        tally = person.tally
+        while time.monotonic() < deadline:
+            done = person.one_round()
+            faulted = fault is not None and fault.is_set()
+            with tally.lock:
+                for what, outcome in done:
+                    tally.person_pages[(what, outcome)] += 1
+                    if faulted:
+                        tally.statuses_while[f"person {outcome}"] += 1
+                    elif outcome != "ok":
+                        tally.errors.append((f"person {what}", outcome))
+            time.sleep(0.05)  # a person reads the page before the next click
+
     threads = [threading.Thread(target=loop, args=(a,), daemon=True) for a in assistants]
+    threads += [threading.Thread(target=person_loop, args=(p,), daemon=True) for p in PEOPLE]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join(timeout=seconds + 60)
+
+
+# --- judging the answers that depend on the moment ----------------------------------------------------
+
+def judge_proposals(tally: Tally, cap: int) -> dict:
+    """Whether each ``too_many_pending``, ``duplicate_processed`` and new id was right when it was answered.
+
+    The server's pending count for a connection at a call is not observed, but it is bounded: at most every id
+    answered before the call began (plus any call whose answer was lost) less the decisions finished by then;
+    at least those ids less every decision begun before the call ended. ``too_many_pending`` is right when the
+    upper bound reaches the cap; a new id when the lower bound is below it. ``duplicate_processed`` is right
+    when the person had begun deciding the suggestion the repeat names.
+    """
+    owner = {pid: c for c, ids in tally.known.items() for pid in ids}
+    decided: dict = {}
+    for pid, (started, ended, _kind) in tally.decisions.items():
+        decided.setdefault(owner.get(pid), []).append((pid, started, ended))
+    first_id = {}
+    for _c, _t0, _t1, outcome, pid, key in sorted(tally.proposing, key=lambda e: e[2]):
+        if outcome == "ok":
+            first_id.setdefault(key, pid)
+    wrong, counts = [], Counter()
+    for c, t0, t1, outcome, pid, key in tally.proposing:
+        answered = {p for p, when in tally.known.get(c, {}).items() if when <= t0}
+        lost = sum(1 for c2, _s, e, o, _p, _k in tally.proposing
+                   if c2 == c and e <= t0 and o != "ok" and o not in JUDGED)
+        finished = sum(1 for p, _s, e in decided.get(c, []) if p in answered and e is not None and e <= t0)
+        begun = sum(1 for p, s, _e in decided.get(c, []) if p in answered and s <= t1)
+        upper, lower = len(answered) + lost - finished, len(answered) - begun
+        if outcome == "too_many_pending":
+            counts["too_many_pending"] += 1
+            if upper < cap:
+                wrong.append((c, outcome, f"at most {upper} waiting"))
+        elif outcome == "duplicate_processed":
+            counts["duplicate_processed"] += 1
+            named = first_id.get(key)
+            if named is None or named not in tally.decisions or tally.decisions[named][0] > t1:
+                wrong.append((c, outcome, f"{named} not decided"))
+        elif outcome == "ok" and pid not in answered:
+            counts["new"] += 1
+            if lower >= cap:
+                wrong.append((c, "new id", f"at least {lower} waiting"))
+        elif outcome == "ok":
+            counts["same id again"] += 1
+            mine = tally.decisions.get(pid)
+            if mine is not None and mine[1] is not None and mine[1] <= t0:
+                wrong.append((c, "same id", f"{pid} was decided before"))
+    return {"answers": dict(counts), "wrong": wrong}
+
+
+def decisions_kept(env: dict, tally: Tally) -> tuple[int, list]:
+    """Every decision the person saw made is in the database as made: (decisions checked, those not)."""
+    rows = json.loads(django_side(env, "counts"))["decided"]
+    made = {pid: kind for pid, (_s, ended, kind) in tally.decisions.items() if ended is not None}
+    expected = {"confirm": ("confirmed", "conflict"), "ignore": ("ignored",)}
+    missing = [pid for pid, kind in made.items() if pid not in rows or rows[pid][0] not in expected[kind]
+               or (rows[pid][0] == "confirmed" and not rows[pid][1])]
+    return len(made), missing
 
 
 # --- phases ------------------------------------------------------------------------------------------
@@ -274,6 +505,8 @@ def phase_load(env, assistants, tally, seconds) -> dict:
         "proposal_rows": after["proposals"] - before["proposals"],
         "fact_carrying_calls": tally.fact_calls,
         "access_events": after["access_events"] - before["access_events"],
+        "access_events_by_tool": {tool: count - before["access_events_by_tool"].get(tool, 0)
+                                  for tool, count in after["access_events_by_tool"].items()},
     }
     print(json.dumps(figures, indent=2), flush=True)
     check(figures["errors"] == 0, f"0 errors under load ({figures['errors']}: {figures['error_kinds']})")
@@ -281,8 +514,25 @@ def phase_load(env, assistants, tally, seconds) -> dict:
           f"proposal rows {figures['proposal_rows']} == distinct successful submissions "
           f"{figures['distinct_proposals']} (of {figures['proposal_submissions_ok']} submissions)")
     check(all(len(ids) == 1 for ids in tally.proposals.values()), "a repeated submission answered the same id")
-    check(figures["access_events"] == figures["fact_carrying_calls"],
-          f"access events {figures['access_events']} == fact-carrying calls {figures['fact_carrying_calls']}")
+    figures["fact_carrying_calls_resent"] = tally.fact_calls_resent
+    figures["reads_unanswered"] = tally.reads_unanswered
+    figures["resent"] = tally.retries
+    # A read the client gave up on (timeout), or sent twice, may have been served and recorded all the same.
+    unseen = tally.fact_calls_resent + tally.reads_unanswered
+    check(figures["fact_carrying_calls"] <= figures["access_events"] <= figures["fact_carrying_calls"] + unseen,
+          f"access events {figures['access_events']} == fact-carrying calls {figures['fact_carrying_calls']} "
+          f"(+ up to {unseen} whose answer the client did not see: re-sent or timed out)")
+    judged = judge_proposals(tally, PENDING_LIMIT)
+    figures["proposal_answers"] = judged["answers"]
+    figures["person"] = {f"{what} {outcome}": count for (what, outcome), count in sorted(tally.person_pages.items())}
+    figures["person_decisions"] = dict(Counter(kind for _s, ended, kind in tally.decisions.values() if ended))
+    print(json.dumps({k: figures[k] for k in ("proposal_answers", "person", "person_decisions")}, indent=2), flush=True)
+    check(not judged["wrong"], f"every too_many_pending / duplicate_processed / new id was right when answered "
+                               f"({judged['answers']}; wrong: {judged['wrong'][:5]})")
+    check(judged["answers"].get("too_many_pending", 0) > 0, "the cap was reached and answered too_many_pending")
+    check(not tally.stale_pages, f"the person's next page always showed their decisions ({tally.stale_pages[:5]})")
+    checked, missing = decisions_kept(env, tally)
+    check(checked > 0 and not missing, f"every decision the person made is kept ({checked} made, {len(missing)} not)")
     return figures
 
 
@@ -321,7 +571,8 @@ def phase_worker_kill(server, assistants, tally) -> dict:
     after = len(server.worker_pids())
     served = outcomes.get("ok", 0)
     check(served > 0, f"the other workers kept serving while one was killed ({served} calls ok)")
-    bad = {k: v for k, v in outcomes.items() if k != "ok" and not k.startswith("connection error")}
+    answers = {k: v for k, v in outcomes.items() if not k.removeprefix("person ").startswith("connection error")}
+    bad = {k: v for k, v in answers.items() if k.removeprefix("person ") not in ("ok", *JUDGED)}
     check(not bad, f"only dropped connections of the killed worker's in-flight requests, no error answers ({bad})")
     tally.errors.clear()
     drive(assistants, 3)
@@ -355,7 +606,9 @@ def phase_postgres_restart(env, pg_data: Path, assistants, tally) -> dict:
         fault.clear()
 
     outcomes = faulty(assistants, tally, 10, restart, "PostgreSQL restart")
-    explicit = {"ok", "unavailable", "http 503"}
+    person = {k: v for k, v in outcomes.items() if k.startswith("person ")}  # reported, not judged here
+    outcomes = Counter({k: v for k, v in outcomes.items() if k not in person})
+    explicit = {"ok", "unavailable", "http 503", *JUDGED}
     check(set(outcomes) <= explicit, f"while down: only ok, 503 or unavailable ({dict(outcomes)})")
     check(outcomes.get("http 503", 0) + outcomes.get("unavailable", 0) > 0, "the outage was answered explicitly")
     tally.errors.clear()
@@ -364,8 +617,54 @@ def phase_postgres_restart(env, pg_data: Path, assistants, tally) -> dict:
     rows = set(json.loads(django_side(env, "counts"))["proposal_ids"])
     lost = tally.confirmed_ids - rows
     check(not lost, f"no confirmed proposal lost ({len(tally.confirmed_ids)} confirmed, {len(lost)} missing)")
-    return {"outcomes_while_down": dict(outcomes), "down_seconds": round(window["up"] - window["down"], 1),
+    return {"outcomes_while_down": dict(outcomes), "person_while_down": person,
+            "down_seconds": round(window["up"] - window["down"], 1),
             "confirmed_before_restart": len(confirmed_before), "confirmed_total": len(tally.confirmed_ids)}
+
+
+def replica_transactions(pair: Replicated) -> int:
+    """Transactions the replica has served in the product's database since it started (pg_stat_database)."""
+    import psycopg
+
+    with psycopg.connect(pair.replica_url, connect_timeout=5) as db:
+        return db.execute("SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()").fetchone()[0]
+
+
+def phase_replica_restart(env, pair: Replicated, assistants, tally) -> dict:
+    """SPEC O-4: a replica stopped and started again under load."""
+    print("\n== fault: the replica stopped and started again mid-load", flush=True)
+    served_before = replica_transactions(pair)
+    stale_before, window = len(tally.stale_pages), {}
+
+    def restart(fault):
+        time.sleep(1.5)
+        fault.set()
+        window["down"] = time.monotonic()
+        pair.stop_replica()
+        time.sleep(3)
+        pair.start_replica()
+        window["up"] = time.monotonic()
+        time.sleep(1)
+        fault.clear()
+
+    outcomes = faulty(assistants, tally, 10, restart, "replica restart")
+    # The primary serves every read meanwhile; a call reading the replica at the instant it stopped is read
+    # again from the primary. So nothing but the answers a healthy run gives.
+    allowed = {"ok", *JUDGED, "person ok"}
+    check(set(outcomes) <= allowed, f"while the replica was down: only what a healthy run answers ({dict(outcomes)})")
+    check(len(tally.stale_pages) == stale_before, "the person's pages never showed a decision undone meanwhile")
+    tally.errors.clear()
+    drive(assistants, 8)  # longer than a worker leaves a failed replica aside (5 s)
+    check(not tally.errors, f"full service after the replica came back ({Counter(o for _, o in tally.errors)})")
+    served_after = replica_transactions(pair)
+    check(served_after > 0, f"the replica serves reads again after its restart ({served_after} transactions since)")
+    rows = set(json.loads(django_side(env, "counts"))["proposal_ids"])
+    lost = tally.confirmed_ids - rows
+    check(not lost, f"no proposal lost ({len(tally.confirmed_ids)} answered, {len(lost)} missing)")
+    checked, missing = decisions_kept(env, tally)
+    check(not missing, f"every decision the person made is kept ({checked} made, {len(missing)} not)")
+    return {"outcomes_while_down": dict(outcomes), "down_seconds": round(window["up"] - window["down"], 1),
+            "replica_transactions_before_stop": served_before, "replica_transactions_after_restart": served_after}
 
 
 def phase_redis_stopped(redis_url: str, assistants, tally) -> dict:
@@ -379,7 +678,9 @@ def phase_redis_stopped(redis_url: str, assistants, tally) -> dict:
             redis.Redis.from_url(redis_url).shutdown(nosave=True)
 
     outcomes = faulty(assistants, tally, 6, stop, "Redis stopped")
-    other = {k: v for k, v in outcomes.items() if k != "ok"}
+    person = {k: v for k, v in outcomes.items() if k.startswith("person ")}  # reported, not judged here
+    outcomes = Counter({k: v for k, v in outcomes.items() if k not in person})
+    other = {k: v for k, v in outcomes.items() if k != "ok" and k not in JUDGED}
     check(all(k in ("unavailable", "http 503") for k in other),
           f"without Redis: every call served, or refused explicitly (503 / unavailable) ({dict(outcomes)})")
     check(not any(k.startswith(("http 5", "rpc -32603")) and k != "http 503" for k in other),
@@ -387,7 +688,7 @@ def phase_redis_stopped(redis_url: str, assistants, tally) -> dict:
     samples = {k: tally.samples[k] for k in other if k in tally.samples}
     if samples:
         print(f"  answers without Redis: {samples}", flush=True)
-    return {"outcomes_without_redis": dict(outcomes), "messages": samples}
+    return {"outcomes_without_redis": dict(outcomes), "person_without_redis": person, "messages": samples}
 
 
 def phase_secrets(env, server, assistants) -> dict:
@@ -421,34 +722,55 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=120)
     parser.add_argument("--assistants", type=int, default=20)
     parser.add_argument("--workers", type=int, default=4)
+    parser.add_argument("--backlog", type=int, default=PENDING_LIMIT - 2,
+                        help="suggestions already waiting for every other assistant (default: two below the cap)")
     parser.add_argument("--no-faults", action="store_true")
     args = parser.parse_args()
-    report: dict = {"assistants": args.assistants, "workers": args.workers, "seconds": args.seconds}
+    report: dict = {"assistants": args.assistants, "workers": args.workers, "seconds": args.seconds,
+                    "backlog": args.backlog}
     with contextlib.ExitStack() as stack:
-        database_url = _create_database(stack.enter_context(postgres_cluster()))
+        pair = stack.enter_context(postgres_replicated())
+        database_url = _create_database(pair.primary_url)
+        replica_url = pair.replica_url  # the same database name: the replica has it once replayed
         redis_url = stack.enter_context(redis_server())
         work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="lifeos-load-")))
         port = free_port()
         env = dict(os.environ, DATABASE_URL=database_url, REDIS_URL=redis_url, DEBUG="0",
                    PUBLIC_BASE_URL=f"http://127.0.0.1:{port}", SECRET_KEY="load-" + "k" * 60,
                    ALLOWED_HOSTS="127.0.0.1", STATIC_ROOT=str(work / "static"), MEDIA_ROOT=str(work / "media"),
-                   OAUTH_REGISTRATION_RATE_LIMIT="1000", DATABASE_CONN_MAX_AGE="60")
+                   OAUTH_REGISTRATION_RATE_LIMIT="1000", DATABASE_CONN_MAX_AGE="60",
+                   PROPOSAL_PENDING_LIMIT=str(PENDING_LIMIT), DATABASE_REPLICA_URLS=replica_url,
+                   REPLICA_MAX_LAG_SECONDS=str(REPLICA_MAX_LAG_SECONDS))
         for command in (["migrate", "--noinput", "-v", "0"], ["collectstatic", "--noinput", "-v", "0"]):
             subprocess.run([sys.executable, "manage.py", *command], cwd=BASE_DIR, env=env, check=True)
-        print(f"setup: PostgreSQL {database_url}, Redis {redis_url}, {args.workers} workers on :{port}", flush=True)
-        data = json.loads(django_side(env, "setup", str(args.assistants)))
+        print(f"setup: PostgreSQL {database_url} (replica {replica_url}), Redis {redis_url}, "
+              f"{args.workers} workers on :{port}", flush=True)
+        data = json.loads(django_side(env, "setup", str(args.assistants), str(args.backlog)))
         server = Server(env=env, port=port, workers=args.workers, log_path=work / "server.log")
         stack.callback(server.stop)
         server.start()
         tally = Tally()
         assistants = [Assistant(port, info, tally) for info in data["assistants"]]
+        for info in data["assistants"]:
+            tally.known[info["connection_id"]] = {pid: float("-inf") for pid in info["waiting"]}
         for assistant in assistants:
             assistant.refresh()  # through the real token endpoint: rotated tokens are secrets held too
+        person = Person(port, data, tally)
+        person.login()
+        PEOPLE.append(person)
         report["load"] = phase_load(env, assistants, tally, args.seconds)
+        report["replica_transactions_during_load"] = replica_transactions(pair)
         if not args.no_faults:
-            report["worker_kill"] = phase_worker_kill(server, assistants, tally)
-            pg_data = Path(json.loads(django_side(env, "counts")) and _data_directory(database_url))
-            report["postgres_restart"] = phase_postgres_restart(env, pg_data, assistants, tally)
+            pg_data = Path(_data_directory(database_url))
+            faults = {
+                "worker_kill": lambda: phase_worker_kill(server, assistants, tally),
+                "postgres_restart": lambda: phase_postgres_restart(env, pg_data, assistants, tally),
+                "replica_restart": lambda: phase_replica_restart(env, pair, assistants, tally),
+                # Each fault runs under the load, in this order. The next one (the partitioned access
+                # history: a partition created and one dropped by retention mid-load) is added here.
+            }
+            for name, phase in faults.items():
+                report[name] = phase()
         report["secrets"] = phase_secrets(env, server, assistants)
         if not args.no_faults:
             report["redis_stopped"] = phase_redis_stopped(redis_url, assistants, tally)

@@ -63,6 +63,10 @@ class Replay:
         headers = {"Origin": self.profile.origin} if self.profile.origin else {}
         self.http = httpx.Client(base_url=self.origin, headers=headers, timeout=30)
 
+    def close(self) -> None:
+        """Close the client's connections (a socket left to the garbage collector is a ResourceWarning)."""
+        self.http.close()
+
     # -- discovery (RFC 9728, RFC 8414), from the 401 as MCP clients start it --------------------------
     def discover(self) -> dict:
         unauthorised = self.http.post("/mcp", json={"jsonrpc": "2.0", "id": 0, "method": "initialize"},
@@ -106,26 +110,26 @@ class Replay:
 
     def consent(self, url: str, *, username: str, password: str) -> str:
         """Log in on the login page, allow on the consent page; returns the code the client receives."""
-        browser = httpx.Client(base_url=self.origin, timeout=30)
-        page = browser.get(url)
-        assert page.status_code == 302 and "/accounts/login/" in page.headers["Location"]
-        login = browser.get(page.headers["Location"])
-        form = read_form(login.text, action=("/accounts/login/",))
-        fields = dict(form.fields) | {"username": username, "password": password}
-        back = browser.post(form.action + "?" + urlsplit(page.headers["Location"]).query, data=fields)
-        assert back.status_code == 302, back.text
-        page = browser.get(back.headers["Location"])
-        assert page.status_code == 200, page.text
-        self.consent_html = page.text
-        form = read_form(page.text, action=("/oauth/authorize/",))
-        sent = browser.post(form.action, content=urlencode([*form.fields, ("allow", "1")]),
-                            headers={"Content-Type": "application/x-www-form-urlencoded"})
-        assert sent.status_code == 302, sent.text
-        location = sent.headers["Location"]
-        assert location.startswith(self.profile.callback + "?"), location
-        query = {key: values[-1] for key, values in parse_qs(urlsplit(location).query).items()}
-        assert query["state"] == self.state and query["iss"] == self.origin
-        return query["code"]
+        with httpx.Client(base_url=self.origin, timeout=30) as browser:  # its sockets closed when done
+            page = browser.get(url)
+            assert page.status_code == 302 and "/accounts/login/" in page.headers["Location"]
+            login = browser.get(page.headers["Location"])
+            form = read_form(login.text, action=("/accounts/login/",))
+            fields = dict(form.fields) | {"username": username, "password": password}
+            back = browser.post(form.action + "?" + urlsplit(page.headers["Location"]).query, data=fields)
+            assert back.status_code == 302, back.text
+            page = browser.get(back.headers["Location"])
+            assert page.status_code == 200, page.text
+            self.consent_html = page.text
+            form = read_form(page.text, action=("/oauth/authorize/",))
+            sent = browser.post(form.action, content=urlencode([*form.fields, ("allow", "1")]),
+                                headers={"Content-Type": "application/x-www-form-urlencoded"})
+            assert sent.status_code == 302, sent.text
+            location = sent.headers["Location"]
+            assert location.startswith(self.profile.callback + "?"), location
+            query = {key: values[-1] for key, values in parse_qs(urlsplit(location).query).items()}
+            assert query["state"] == self.state and query["iss"] == self.origin
+            return query["code"]
 
     # -- the token endpoint, authenticated as the client does it ------------------------------------------
     def token(self, server: dict, data: dict) -> httpx.Response:

@@ -92,7 +92,13 @@ def test_client_connects_reads_and_refreshes(profile, public_origin, fresh_cache
     person = get_user_model().objects.create_user(username=f"p-{profile.name}", password=PASSWORD)
     fact = make_fact(person, 1, category="preferences", label="Coffee", value="Flat white, no sugar")
     replay = Replay(profile, public_origin)
+    try:
+        _connects_reads_and_refreshes(replay, profile, documents, person, fact)
+    finally:
+        replay.close()
 
+
+def _connects_reads_and_refreshes(replay, profile, documents, person, fact):
     # SPEC: the 401 names the base scope and the resource metadata; discovery follows.
     server = replay.discover()
     assert replay.challenge_scope.split()[0] == "profile:read"

@@ -206,6 +206,7 @@ def test_pinning_takes_cpus_in_turn_and_frees_them_on_exit():
             if child.poll() is None:
                 child.stdin.close()
                 child.wait(timeout=10)
+            child.stdout.close()  # the pipe is ours to close, not the garbage collector's
 
 
 # SPEC O-3: with --pin-cpus the two workers of one server keep all their threads — the database

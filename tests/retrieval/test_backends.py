@@ -49,7 +49,7 @@ class BackendTests:
         if db_connection.vendor != self.backend_class.vendor:
             pytest.skip(f"{self.backend_class.vendor} backend: runs in its own database's pass")
         self.backend = self.backend_class()
-        monkeypatch.setattr(selectors, "get_search_backend", lambda: self.backend)
+        monkeypatch.setattr(selectors, "get_search_backend", lambda using="default": self.backend)
 
     @pytest.fixture
     def conn(self, user):

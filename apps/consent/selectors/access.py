@@ -19,8 +19,10 @@ def access_retention_cutoff() -> datetime:
     return clock.now() - timedelta(days=settings.ACCESS_EVENT_RETENTION_DAYS)
 
 
-def retained_access_events() -> QuerySet[AccessEvent]:
-    return AccessEvent.objects.filter(created_at__gte=access_retention_cutoff())
+def retained_access_events(*, using: str | None = None) -> QuerySet[AccessEvent]:
+    """``using``: the database to read (SPEC O-4: the history of what assistants were sent tolerates a replica's
+    lag wherever it is shown, none of it being the person's own write; ``pinned_tolerating_lag`` chooses)."""
+    return AccessEvent.objects.using(using).filter(created_at__gte=access_retention_cutoff())
 
 
 def access_history(*, connection: Connection, limit: int = 100) -> QuerySet[AccessEvent]:

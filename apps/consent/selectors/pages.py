@@ -16,6 +16,7 @@ from django.shortcuts import get_object_or_404
 from django.utils.translation import gettext_lazy as _
 
 from apps.common import clock
+from apps.common.replicas import pinned_tolerating_lag
 from apps.consent.forms import FactFilterForm
 from apps.consent.models import AccessEvent, Connection, Proposal
 from apps.consent.selectors import access, fact_lists, visibility
@@ -160,8 +161,7 @@ def blocked_reasons(fact: Fact, granted: set[str]) -> list[StrOrPromise]:
 
 def history_page(*, connection: Connection, number: int | str | None = 1) -> Page[Any]:
     """One page of what the assistant was sent, fact by fact, resolved to today's labels (SPEC D-8)."""
-    events = access.retained_access_events().filter(connection=connection).order_by("-created_at", "-id")
-    page = page_of(events, number, HISTORY_PER_PAGE)
+    page = pinned_tolerating_lag(lambda alias: _events_page(connection, number, alias))  # SPEC O-4
     sent = {event.pk: [pair for pair in event.facts if _pair_ok(pair)] for event in page.object_list}
     ids = {int(pair[0]) for pairs in sent.values() for pair in pairs[:ITEMS_PER_EVENT]}
     facts = (Fact.objects.filter(owner_id=connection.user_id, pk__in=ids).only("id", "label", "version", "status")
@@ -175,6 +175,13 @@ def history_page(*, connection: Connection, number: int | str | None = 1) -> Pag
         )
         for event in page.object_list
     ]
+    return page
+
+
+def _events_page(connection: Connection, number: int | str | None, alias: str) -> Page[Any]:
+    events = access.retained_access_events(using=alias).filter(connection=connection).order_by("-created_at", "-id")
+    page = page_of(events, number, HISTORY_PER_PAGE)
+    page.object_list = list(page.object_list)  # read here, where a failing replica can be read around
     return page
 
 

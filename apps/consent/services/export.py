@@ -12,6 +12,7 @@ from django.db.models import Prefetch
 
 from apps.common import clock
 from apps.common.destinations import registered_destinations
+from apps.common.replicas import pinned_tolerating_lag
 from apps.consent.models import Connection, FactShare, Proposal
 from apps.consent.selectors.access import retained_access_events
 from apps.consent.selectors.notices import notice_settings
@@ -72,14 +73,20 @@ def _connection(connection: Connection, now: datetime) -> dict[str, Any]:
 
 
 def export_for(*, user: User) -> dict[str, Any]:
-    """Everything the product keeps about the person's memory, its sharing and their e-mail choices, in six queries."""
+    """Everything the product keeps about the person's memory, its sharing and their e-mail choices, in six queries.
+
+    The access history is read where it tolerates lag (SPEC O-4), everything else from the primary."""
+    return pinned_tolerating_lag(lambda history: _export(user, history))
+
+
+def _export(user: User, history: str) -> dict[str, Any]:
     connections = (
         Connection.objects.filter(user=user)
         .select_related("application")
         .prefetch_related(
             Prefetch("shares", FactShare.objects.order_by("fact_id")),
             Prefetch("proposals", Proposal.objects.order_by("created_at", "id")),
-            Prefetch("access_events", retained_access_events().order_by("created_at", "id")),
+            Prefetch("access_events", retained_access_events(using=history).order_by("created_at", "id")),
         )
         .order_by("created_at", "id")
     )

@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from django.db import DatabaseError, transaction
+from django.db import DatabaseError, router, transaction
 
 from apps.common import clock
 from apps.retrieval import hybrid
@@ -36,7 +36,8 @@ def _backend():
     from apps.retrieval.indexing import normalize, query_terms
 
     try:
-        return get_search_backend(), normalize, query_terms
+        # A replica where the block's reads tolerate lag (SPEC O-4), else the primary.
+        return get_search_backend(router.db_for_read(SearchProjection)), normalize, query_terms
     except NotImplementedError as exc:
         raise LayerError("search_unavailable", str(exc)) from None
 
@@ -157,7 +158,8 @@ def search(access: Access, request: SearchRequest) -> dict:
     if not scopes:
         return answer
     try:
-        with transaction.atomic():  # a failing statement must not poison the caller's transaction
+        # A failing statement must not poison the caller's transaction (on the database searched).
+        with transaction.atomic(using=backend.using):
             found, meaning = hybrid.search_both(backend, owner_id=access.user_id, query=request.query,
                                                 scopes=scopes, keyword_limit=CANDIDATE_POOL)
             embedded = dict(SearchProjection.objects.filter(pk__in=[h.row_id for h in meaning])

@@ -113,3 +113,27 @@ def test_terms_in_different_readable_fields_still_find_their_record(user, other_
     titles = access(user, {"todo": {"operations": ["search"], "fields": ["/title"]}})
     assert call(titles, "search", query="budget review")["hits"] == []
     assert [hit["ref"] for hit in call(titles, "search", query="quarterly budget")["hits"]] == [f"todo:{mixed.pk}"]
+
+
+def test_the_vector_scope_reads_no_projection_row_on_sqlite(user, other_user):  # SPEC S-4, R-5
+    # SQLite has no non-key columns: the index carries the covered ones in its key instead (CoveringIndex),
+    # or the scope would read the table once per row, and Django would warn (models.W040) on every start.
+    if connection.vendor != "sqlite":
+        pytest.skip("PostgreSQL: test_the_vector_scope_is_answered_from_indexes_alone")
+    from apps.retrieval.backends import SearchScope, get_search_backend
+    from apps.retrieval.hybrid import query_vector
+    from apps.retrieval.layer.access import views
+    from apps.retrieval.layer.searching import searchable_fields
+
+    _records(user, 2)
+    _records(other_user, 2)
+    caller = access(user)
+    scopes = [SearchScope(v.type, searchable_fields(v), v.resource.adapter.searchable_records(user.pk))
+              for v in views(caller) if searchable_fields(v)]
+    model, _ = query_vector("hotel")
+    sql, params = get_search_backend().vector_scope_sql(owner_id=user.pk, scopes=scopes, model=model)
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE")
+        cursor.execute("EXPLAIN QUERY PLAN " + sql, params)
+        plan = "\n".join(str(row[-1]) for row in cursor.fetchall())
+    assert "SEARCH p USING COVERING INDEX projection_owner_vectors" in plan, plan
