@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 
+from django import forms
 from django.contrib import admin
 from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.contrib.auth.models import Permission
@@ -194,6 +195,23 @@ def walk(client: Client, staff, *, models=None, actions: bool = True, search: bo
                 response = client.post(changelist, {"action": name, ACTION_CHECKBOX_NAME: pks}, follow=True)
                 seen.look(f"{changelist} action {name}", response)
     return seen
+
+
+def submitted(form) -> dict:
+    """What a browser sends back for ``form`` untouched: each field's shown value."""
+    data = {}
+    for bound in form:
+        value, widget = bound.value(), bound.field.widget
+        if isinstance(widget, forms.MultiWidget):
+            parts = widget.decompress(value)
+            for index, (sub, part) in enumerate(zip(widget.widgets, parts, strict=True)):
+                data[f"{bound.html_name}_{index}"] = sub.format_value(part) or ""
+        elif isinstance(widget, forms.CheckboxInput):
+            if value:
+                data[bound.html_name] = "on"
+        elif value is not None:
+            data[bound.html_name] = value
+    return data
 
 
 def change_pages(client: Client, planted: Planted) -> str:

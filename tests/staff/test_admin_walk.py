@@ -14,7 +14,16 @@ from django.contrib import admin
 from django.urls import reverse
 
 from apps.staff.masking import PersonalAdmin
-from tests.staff.planted import MARKERS, change_pages, found, login, plant, staff_without_reveal, walk
+from tests.staff.planted import (
+    MARKERS,
+    change_pages,
+    found,
+    login,
+    plant,
+    staff_without_reveal,
+    submitted,
+    walk,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -29,15 +38,16 @@ def planted(frozen_clock, user, other_user):
 
 
 def _staff_edits(client, planted) -> None:
-    """Changes staff make without seeing text, so that history, log entries and messages exist to walk."""
-    fact = planted.records["fact"]
-    response = client.post(reverse("admin:memory_fact_change", args=[fact.pk]),
-                           {"category": "health", "certainty": "confirmed", "sensitive": "on"})
-    assert response.status_code == 302
-    todo = planted.records["todo"]
-    response = client.post(reverse("admin:memory_todo_change", args=[todo.pk]),
-                           {"status": "done", "due_at_0": "2026-05-27", "due_at_1": "02:00:00"})
-    assert response.status_code == 302
+    """Changes staff make without seeing text, so that history, log entries and messages exist to walk.
+
+    Each form is sent back as the browser would: every field it shows, with the value it shows."""
+    for url, changes in [
+        (reverse("admin:memory_fact_change", args=[planted.records["fact"].pk]), {"sensitive": "on"}),
+        (reverse("admin:memory_todo_change", args=[planted.records["todo"].pk]), {"status": "done"}),
+    ]:
+        form = client.get(url).context["adminform"].form
+        response = client.post(url, {**submitted(form), **changes})
+        assert response.status_code == 302, response.context["adminform"].form.errors
 
 
 def _entries(planted) -> int:
@@ -66,9 +76,8 @@ def test_staff_without_the_permission_see_no_content_on_any_admin_page(planted, 
 def test_superuser_sees_content_only_during_a_reveal_with_a_reason(planted, admin_user, frozen_clock, settings):
     client = login(admin_user)
     _staff_edits(client, planted)
-    seen = walk(client, admin_user)
+    seen = walk(client, admin_user, search=False)  # search as the first test: the same code answers it
     assert seen.leaks == []
-    assert [s for s in seen.searches if s[2]] == []
 
     before = _entries(planted)
     assert before >= 2  # the edits and actions of the walk are there already, as the person sees them
