@@ -19,7 +19,7 @@ from apps.staff.masking import PersonalAdmin
 
 
 @admin.register(User)
-class UserAdmin(PersonalAdmin, DjangoUserAdmin):  # type: ignore[misc]  # both are ModelAdmins
+class UserAdmin(PersonalAdmin, DjangoUserAdmin):
     list_display = ("username", "email", "full_name", "active_facts", "is_active", "is_staff", "is_superuser",
                     "date_joined", "last_login")
     list_filter = ("is_active", "is_staff", "is_superuser", "date_joined", "last_login", "groups")

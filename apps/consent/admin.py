@@ -115,28 +115,31 @@ class AccessEventAdmin(PersonalAdmin, ReadOnlyAdmin):
 
 
 @admin.register(NoticeSettings)
-class NoticeSettingsAdmin(ReadOnlyAdmin):
+class NoticeSettingsAdmin(PersonalAdmin, ReadOnlyAdmin):
     """What e-mail each person chose (SPEC W-7); changed only by the person, on their pages or by unsubscribing."""
 
     list_display = ("id", "user", "digest", "expiry_notice", "language", "updated_at")
     list_select_related = ("user",)
     list_filter = ("digest", "expiry_notice", "language")
-    search_fields = (USERNAME,)
+    person = "user"
     fields = ("user", "digest", "expiry_notice", "language", "updated_at")
+    shown = ("id", *list_display, *fields)  # the person's choices of e-mail, no content
 
     def has_change_permission(self, request, obj=None):
         return False
 
 
 @admin.register(NoticeSent)
-class NoticeSentAdmin(ReadOnlyAdmin):
+class NoticeSentAdmin(PersonalAdmin, ReadOnlyAdmin):
     """Which notice went to whom for which window: what keeps a window from being sent twice (SPEC W-7)."""
 
     list_display = ("id", "user", "kind", "window", "sent_at")
     list_select_related = ("user",)
     list_filter = ("kind", "sent_at")
-    search_fields = (USERNAME, "window")
+    person = "user"
+    search_also = ("window",)
     fields = ("user", "kind", "window", "sent_at")
+    shown = ("id", *list_display, *fields)  # which notice went when: no content
 
     def has_change_permission(self, request, obj=None):
         return False

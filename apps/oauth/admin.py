@@ -36,7 +36,7 @@ class ReadOnlyAdmin(admin.ModelAdmin):
         return False
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
-        return self.fields
+        return tuple(self.fields)
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         # Revoke instead: deleting would drop what replay detection needs.
