@@ -128,3 +128,19 @@ def test_the_export_has_the_staff_access(user, admin_user, frozen_clock):
         {"at": record.at.isoformat(), "staff": "admin", "action": "archive", "records": ["fact:3"], "reason": "",
          "ticket": "", "revealed_until": None},
     ]
+
+
+# SPEC AD-2: admin log entries written before masking named records by their text; the migration renames them.
+def test_older_log_entries_are_renamed(user, admin_user):
+    import importlib
+
+    from django.apps import apps
+    from django.contrib.admin.models import CHANGE, LogEntry
+    from django.contrib.contenttypes.models import ContentType
+
+    fact = fact_create(owner=user, category="health", label="Diagnosis", value="v")
+    entry = LogEntry.objects.create(user=admin_user, content_type=ContentType.objects.get_for_model(Fact),
+                                    object_id=str(fact.pk), object_repr="Health: Diagnosis", action_flag=CHANGE)
+    importlib.import_module("apps.staff.migrations.0002_mask_admin_log_names").mask_names(apps, None)
+    entry.refresh_from_db()
+    assert entry.object_repr == f"fact #{fact.pk}"
