@@ -50,7 +50,8 @@ def _copy_saved(saved: Model, *, into: Model) -> None:
 
 @admin.register(Fact)
 class FactAdmin(PersonalAdmin):
-    list_display = ("id", "owner", "category", "label", "short_value", "certainty", "sensitive", "status",
+    # The value's column shows its length; a staff member who revealed the owner's content sees it whole.
+    list_display = ("id", "owner", "category", "label", "value", "certainty", "sensitive", "status",
                     "version", "updated_at")
     shown = ("id", "owner", "category", "certainty", "sensitive", "status", "version", *TIMESTAMPS)
     list_display_links = ("id",)
@@ -60,11 +61,6 @@ class FactAdmin(PersonalAdmin):
     fields = ("owner", *EDITABLE_FIELDS, "status", "version", *TIMESTAMPS)
     readonly_fields = ("status", "version", *TIMESTAMPS)
     actions = ("archive", "mark_sensitive")
-
-    @admin.display(description=_("value"))
-    def short_value(self, obj: Fact) -> str:
-        # Only the list view is cut; the stored value is whole (SPEC D-6).
-        return obj.value if len(obj.value) <= 60 else obj.value[:59] + "…"
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         # A fact never changes hands.

@@ -137,6 +137,7 @@ class Walk:
     leaks: list[tuple[str, list[str]]] = field(default_factory=list)
     seen: set[str] = field(default_factory=set)
     searches: list[tuple[str, str, int]] = field(default_factory=list)  # (url, marker, rows found)
+    refused: list[tuple[str, int]] = field(default_factory=list)  # lists, filters and pages that did not answer 200
 
     def look(self, url: str, response, *, echo: str = "") -> None:
         self.pages += 1
@@ -171,7 +172,10 @@ def walk(client: Client, staff, *, models=None, actions: bool = True, search: bo
             for spec in cl.filter_specs:  # every choice of every filter
                 for choice in spec.choices(cl):
                     url = changelist + choice["query_string"]
-                    seen.look(url, client.get(url, follow=True))
+                    response = client.get(url, follow=True)
+                    seen.look(url, response)
+                    if response.status_code != 200:
+                        seen.refused.append((url, response.status_code))
             if search and isinstance(model_admin, PersonalAdmin):
                 for marker in MARKERS.values():
                     searched = client.get(changelist, {"q": marker})
@@ -185,7 +189,10 @@ def walk(client: Client, staff, *, models=None, actions: bool = True, search: bo
             for action in ("change", "history", "delete"):
                 url = _url(model, action, pk)
                 if url:
-                    seen.look(url, client.get(url, follow=True))
+                    response = client.get(url, follow=True)
+                    seen.look(url, response)
+                    if action != "delete" and response.status_code != 200:
+                        seen.refused.append((url, response.status_code))
         if actions:
             request = RequestFactory().get(changelist)
             request.user = staff
