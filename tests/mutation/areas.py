@@ -192,6 +192,7 @@ AREAS = {
             "apps/staff/services.py": ("_write", "staff_reveal"),
         },
         tests=(
+            "tests/staff/test_masking.py",
             "tests/staff/test_reveal.py",
             "tests/staff/test_records.py",
             "tests/memory/test_admin.py",
