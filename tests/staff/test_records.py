@@ -144,3 +144,14 @@ def test_older_log_entries_are_renamed(user, admin_user):
     importlib.import_module("apps.staff.migrations.0002_mask_admin_log_names").mask_names(apps, None)
     entry.refresh_from_db()
     assert entry.object_repr == f"fact #{fact.pk}"
+
+
+# SPEC AD-2: a staff account that goes leaves its records, named by its login; a person who goes takes theirs.
+def test_records_outlive_the_staff_account_not_the_person(user, other_user, django_user_model, frozen_clock):
+    helper = django_user_model.objects.create_user("helper", "", "pw", is_staff=True)
+    staff_access_record(staff=helper, person=user, action="change", records=["fact:1"])
+    staff_access_record(staff=helper, person=other_user, action="change", records=["fact:2"])
+    helper.delete()
+    assert [(r.staff_id, r.staff_name) for r in AccessRecord.objects.filter(person=user)] == [(None, "helper")]
+    other_user.delete()
+    assert list(AccessRecord.objects.values_list("person__username", flat=True)) == ["alice"]
