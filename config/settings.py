@@ -38,6 +38,7 @@ INSTALLED_APPS = [
     "apps.agents",
     "apps.mcp_server",
     "apps.ops",
+    "apps.staff",
 ]
 
 MIDDLEWARE = [
@@ -290,6 +291,11 @@ if not 1 <= ACCESS_EVENT_RETENTION_DAYS <= 36500:
     raise ImproperlyConfigured("ACCESS_EVENT_RETENTION_DAYS must be between 1 and 36500 (a century)")
 # SPEC P-8: pending proposals one connection may hold; beyond it propose_memory answers too_many_pending.
 PROPOSAL_PENDING_LIMIT = env.int("PROPOSAL_PENDING_LIMIT", 100)
+
+# SPEC AD-2: how long a staff reveal of one person's content lasts before it is masked again.
+STAFF_REVEAL_MINUTES = env.int("STAFF_REVEAL_MINUTES", 15)
+if not 1 <= STAFF_REVEAL_MINUTES <= 240:
+    raise ImproperlyConfigured("STAFF_REVEAL_MINUTES must be between 1 and 240 (four hours)")
 if not 1 <= PROPOSAL_PENDING_LIMIT <= 10000:
     from django.core.exceptions import ImproperlyConfigured
 

@@ -1,4 +1,6 @@
-"""People in admin (SPEC AD-1): who they are, whether they are staff, how much they keep here."""
+"""People in admin (SPEC AD-1): who they are, whether they are staff, how much they keep here.
+
+A change to a person's account is a staff change to their data, recorded for them (SPEC AD-2)."""
 
 from __future__ import annotations
 
@@ -13,14 +15,18 @@ from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
 from apps.accounts.models import User
+from apps.staff.masking import PersonalAdmin
 
 
 @admin.register(User)
-class UserAdmin(DjangoUserAdmin):
+class UserAdmin(PersonalAdmin, DjangoUserAdmin):
     list_display = ("username", "email", "full_name", "active_facts", "is_active", "is_staff", "is_superuser",
                     "date_joined", "last_login")
     list_filter = ("is_active", "is_staff", "is_superuser", "date_joined", "last_login", "groups")
-    search_fields = ("username", "email", "first_name", "last_name")
+    person = ""  # the row is the person
+    # Who the person is and what they may do here; their memory is elsewhere, masked.
+    shown = ("id", *list_display, "password", "first_name", "last_name", "groups", "user_permissions",
+             "facts_link", "usable_password", "password1", "password2")
     ordering = ("username",)
     readonly_fields = ("last_login", "date_joined", "facts_link")
     fieldsets = (

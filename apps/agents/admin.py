@@ -12,6 +12,7 @@ from django.utils.translation import gettext_lazy as _
 
 from apps.agents.models import AgentGrant, AgentPolicy, RunSnapshot
 from apps.agents.services import runs_end
+from apps.staff.masking import PersonalAdmin
 
 if TYPE_CHECKING:
     from django_stubs_ext import StrOrPromise
@@ -58,13 +59,17 @@ class EndedFilter(admin.SimpleListFilter):
 
 
 @admin.register(RunSnapshot)
-class RunSnapshotAdmin(admin.ModelAdmin):
+class RunSnapshotAdmin(PersonalAdmin):
+    """A run's frozen grant names types, operations and field paths, never a person's content (SPEC AD-2)."""
+
     list_display = ("run_id", "agent_key", "user", "thread_id", "started_at", "ended_at")
     list_filter = (EndedFilter, "agent_key", "audience")
-    search_fields = ("run_id", "thread_id", "agent_key", "user__username")
+    person = "user"
+    search_also = ("run_id", "thread_id", "agent_key")
     date_hierarchy = "started_at"
     readonly_fields = ("run_id", "thread_id", "agent_key", "agent", "user", "audience", "grant", "started_at",
                        "ended_at")
+    shown = ("id", *readonly_fields)
     actions = ["end_runs"]
 
     def has_add_permission(self, request: HttpRequest) -> bool:

@@ -1,12 +1,11 @@
-"""Admin for connections, shares and access history (SPEC AD-1).
+"""Admin for connections, shares and access history (SPEC AD-1); staff changes recorded for the person (SPEC AD-2).
 
-Also SPEC C-7. Design notes: docs/design.md.
+Also SPEC C-7. Design notes: docs/design.md, docs/privacy.md.
 """
 
 from typing import ClassVar
 
 from django.contrib import admin
-from django.contrib.auth import get_user_model
 from django.core.paginator import Paginator
 from django.utils.functional import cached_property
 from django.utils.translation import gettext_lazy as _
@@ -15,8 +14,9 @@ from django.utils.translation import ngettext
 from apps.consent.models import AccessEvent, Connection, FactShare, NoticeSent, NoticeSettings
 from apps.consent.selectors.pages import TOOL_WORDS
 from apps.consent.services import connection_revoke
+from apps.staff.masking import PersonalAdmin
 
-USERNAME = f"user__{get_user_model().USERNAME_FIELD}"
+ASSISTANT_SEARCH = ("application__name", "application__client_id")
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -48,14 +48,16 @@ class RevokedListFilter(admin.SimpleListFilter):
 
 
 @admin.register(Connection)
-class ConnectionAdmin(ReadOnlyAdmin):
+class ConnectionAdmin(PersonalAdmin, ReadOnlyAdmin):
     list_display = ("id", "user", "assistant", "scope_list", "category_list", "created_at", "last_used_at",
                     "revoked_at")
     list_select_related = ("user", "application")
     list_filter = (RevokedListFilter, "created_at", "last_used_at")
-    search_fields = (USERNAME, "application__name", "application__client_id")
+    person = "user"
+    search_also = ASSISTANT_SEARCH
     fields = ("user", "application", "scopes", "categories", "created_at", "consented_at", "last_used_at",
               "revoked_at")
+    shown = ("id", *list_display, *fields)  # which assistant, what it may do and when: no content
     actions = ("revoke",)
 
     @admin.display(description=_("assistant (self-declared name)"), ordering="application__name")
@@ -84,12 +86,14 @@ class ConnectionAdmin(ReadOnlyAdmin):
 
 
 @admin.register(FactShare)
-class FactShareAdmin(ReadOnlyAdmin):
+class FactShareAdmin(PersonalAdmin, ReadOnlyAdmin):
     list_display = ("id", "connection", "fact_id", "fact_version", "shared_at")
     list_select_related = ("connection__user", "connection__application")
     list_filter = ("shared_at",)
-    search_fields = (f"connection__{USERNAME}", "connection__application__name")
+    person = "connection__user"
+    search_also = ("connection__application__name",)
     fields = ("connection", "fact", "fact_version", "shared_at")
+    shown = ("id", *list_display, *fields)  # a fact is named by category and id
 
     def has_change_permission(self, request, obj=None):
         return False
@@ -119,14 +123,16 @@ class CappedPaginator(Paginator):
 
 
 @admin.register(AccessEvent)
-class AccessEventAdmin(ReadOnlyAdmin):
+class AccessEventAdmin(PersonalAdmin, ReadOnlyAdmin):
     list_display = ("id", "connection", "tool", "fact_count", "created_at")
     list_select_related = ("connection__user", "connection__application")
     list_filter = (ToolListFilter, "created_at")
     paginator = CappedPaginator
     show_full_result_count = False
-    search_fields = (f"connection__{USERNAME}", "connection__application__name", "tool")
+    person = "connection__user"
+    search_also = ("connection__application__name", "tool")
     fields = ("connection", "tool", "facts", "created_at")
+    shown = ("id", *list_display, *fields)  # ids and versions of what was sent, never its text
 
     @admin.display(description=_("facts sent"))
     def fact_count(self, obj):
@@ -137,28 +143,31 @@ class AccessEventAdmin(ReadOnlyAdmin):
 
 
 @admin.register(NoticeSettings)
-class NoticeSettingsAdmin(ReadOnlyAdmin):
+class NoticeSettingsAdmin(PersonalAdmin, ReadOnlyAdmin):
     """What e-mail each person chose (SPEC W-7); changed only by the person, on their pages or by unsubscribing."""
 
     list_display = ("id", "user", "digest", "expiry_notice", "language", "updated_at")
     list_select_related = ("user",)
     list_filter = ("digest", "expiry_notice", "language")
-    search_fields = (USERNAME,)
+    person = "user"
     fields = ("user", "digest", "expiry_notice", "language", "updated_at")
+    shown = ("id", *list_display, *fields)  # the person's choices of e-mail, no content
 
     def has_change_permission(self, request, obj=None):
         return False
 
 
 @admin.register(NoticeSent)
-class NoticeSentAdmin(ReadOnlyAdmin):
+class NoticeSentAdmin(PersonalAdmin, ReadOnlyAdmin):
     """Which notice went to whom for which window: what keeps a window from being sent twice (SPEC W-7)."""
 
     list_display = ("id", "user", "kind", "window", "sent_at")
     list_select_related = ("user",)
     list_filter = ("kind", "sent_at")
-    search_fields = (USERNAME, "window")
+    person = "user"
+    search_also = ("window",)
     fields = ("user", "kind", "window", "sent_at")
+    shown = ("id", *list_display, *fields)  # which notice went when: no content
 
     def has_change_permission(self, request, obj=None):
         return False

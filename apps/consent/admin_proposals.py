@@ -1,8 +1,11 @@
-"""Proposals in Django admin (SPEC AD-1): inspect, and expire on request. Writes go through services."""
+"""Proposals in Django admin (SPEC AD-1): inspect, and expire on request. Writes go through services.
+
+What an assistant proposed is the person's content: masked unless revealed (SPEC AD-2)."""
 
 from typing import TYPE_CHECKING
 
 from django.contrib import admin, messages
+from django.db import transaction
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
@@ -10,6 +13,7 @@ from django.utils.translation import ngettext
 from apps.common import clock
 from apps.consent.models import Proposal
 from apps.consent.services import proposal_expire, proposal_expire_due
+from apps.staff.masking import PersonalAdmin
 
 if TYPE_CHECKING:
     from django_stubs_ext import StrOrPromise
@@ -38,10 +42,11 @@ class StatusNowFilter(admin.SimpleListFilter):
 
 
 @admin.register(Proposal)
-class ProposalAdmin(admin.ModelAdmin):
+class ProposalAdmin(PersonalAdmin):
     list_display = ("id", "op", "category", "label", "connection", "shown_status", "created_at", "expires_at")
     list_filter = (StatusNowFilter, "op", "category", "created_at")
-    search_fields = ("label", "value", "connection__user__username", "connection__application__name")
+    person = "connection__user"
+    search_also = ("connection__application__name",)
     list_select_related = ("connection", "connection__user", "connection__application")
     date_hierarchy = "created_at"
     ordering = ("-created_at", "-id")
@@ -51,6 +56,8 @@ class ProposalAdmin(admin.ModelAdmin):
         "shown_status", "fingerprint", "created_at", "expires_at", "decided_at", "result_fact",
     )
     fields = readonly_fields  # the status as of now in place of the stored one, which the sweep may not have moved
+    shown = ("id", "connection", "op", "category", "target_fact", "target_version", "shown_status", "created_at",
+             "expires_at", "decided_at", "result_fact")  # not the label, value, evidence or their fingerprint
 
     def has_add_permission(self, request):
         return False  # proposals come from assistants only
@@ -77,7 +84,13 @@ class ProposalAdmin(admin.ModelAdmin):
 
     @admin.action(description=_("Expire every proposal past 30 days now"), permissions=["expire"])
     def expire_due(self, request, queryset):
-        count = proposal_expire_due()
+        # Not the selected rows: every due one, whoever it belongs to. Recorded for each person it touches.
+        due = Proposal.objects.filter(status=Proposal.Status.PENDING, expires_at__lte=clock.now())
+        with transaction.atomic():
+            self.record_staff_change(request, "expire_due", due.values_list("pk", "connection__user"))
+            count = proposal_expire_due()
         self.message_user(
             request, ngettext("%d proposal expired.", "%d proposals expired.", count) % count, messages.SUCCESS
         )
+
+    expire_due.records_itself = True  # type: ignore[attr-defined]

@@ -116,7 +116,8 @@ class Proposal(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.get_op_display()}: {self.label or self.target_fact_id} ({self.status})"
+        # Never the label or value: admin names records by ``__str__`` (SPEC AD-2).
+        return f"{self.get_op_display()} #{self.pk} ({self.status})"
 
     def status_at(self, moment) -> str:
         """The status as of ``moment``: pending at or past ``expires_at`` counts as expired (SPEC P-5, J-2)."""

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from apps.consent.views import assistants, export, facts, notices, proposals
+from apps.consent.views import assistants, export, facts, notices, proposals, staff_access
 
 app_name = "consent"
 
@@ -29,4 +29,5 @@ urlpatterns = [
     path("me/notices/save/", notices.NoticesSaveView.as_view(), name="notices-save"),
     # The link of every e-mail notice: no login, a signed token (SPEC W-7).
     path("notices/unsubscribe/<str:token>/", notices.UnsubscribeView.as_view(), name="unsubscribe"),
+    path("me/staff-access/", staff_access.StaffAccessView.as_view(), name="staff-access"),
 ]

@@ -1,6 +1,6 @@
-"""The memory resources in admin (SPEC AD-1).
+"""The memory resources in admin (SPEC AD-1), their content masked unless revealed (SPEC AD-2).
 
-Also SPEC C-2, R-6. Design notes: docs/design.md.
+Also SPEC C-2, R-6. Design notes: docs/design.md, docs/privacy.md.
 """
 
 from __future__ import annotations
@@ -8,7 +8,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from django.contrib import admin
-from django.contrib.auth import get_user_model
 from django.db.models import Model, QuerySet
 from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
@@ -30,12 +29,13 @@ from apps.memory.models import (
 from apps.memory.services import fact_archive, fact_create, fact_update, resource_delete, todo_update
 from apps.memory.services.facts import EDITABLE_FIELDS
 from apps.memory.services.resources import transcript_segments
+from apps.staff.masking import PersonalAdmin
 
 if TYPE_CHECKING:
     from django_stubs_ext import StrOrPromise
 
-OWNER_SEARCH = f"owner__{get_user_model().USERNAME_FIELD}"
 TIMESTAMPS = ("created_at", "updated_at")
+RESOURCE_STRUCTURE = ("id", "owner", *TIMESTAMPS, "deleted_at")
 
 
 def _copy_saved(saved: Model, *, into: Model) -> None:
@@ -49,26 +49,23 @@ def _copy_saved(saved: Model, *, into: Model) -> None:
 
 
 @admin.register(Fact)
-class FactAdmin(admin.ModelAdmin):
-    list_display = ("id", "owner", "category", "label", "short_value", "certainty", "sensitive", "status",
+class FactAdmin(PersonalAdmin):
+    # The value's column shows its length; a staff member who revealed the owner's content sees it whole.
+    list_display = ("id", "owner", "category", "label", "value", "certainty", "sensitive", "status",
                     "version", "updated_at")
-    list_display_links = ("id", "label")
+    shown = ("id", "owner", "category", "certainty", "sensitive", "status", "version", *TIMESTAMPS)
+    list_display_links = ("id",)
     list_filter = ("category", "certainty", "sensitive", "status", "updated_at")
     list_select_related = ("owner",)
-    search_fields = ("label", "value", OWNER_SEARCH)
     raw_id_fields = ("owner",)
     fields = ("owner", *EDITABLE_FIELDS, "status", "version", *TIMESTAMPS)
     readonly_fields = ("status", "version", *TIMESTAMPS)
     actions = ("archive", "mark_sensitive")
 
-    @admin.display(description=_("value"))
-    def short_value(self, obj: Fact) -> str:
-        # Only the list view is cut; the stored value is whole (SPEC D-6).
-        return obj.value if len(obj.value) <= 60 else obj.value[:59] + "…"
-
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         # A fact never changes hands.
-        return (*self.readonly_fields, "owner") if obj else self.readonly_fields
+        readonly = super().get_readonly_fields(request, obj)
+        return (*readonly, "owner") if obj else readonly
 
     def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
         """Write through the services: version and detection behave as everywhere else."""
@@ -117,7 +114,7 @@ class DeletedListFilter(admin.SimpleListFilter):
         return queryset
 
 
-class ResourceAdmin(admin.ModelAdmin):
+class ResourceAdmin(PersonalAdmin):
     """Read-only view of a product-written resource, with soft delete as the one action."""
 
     list_select_related: ClassVar[tuple[str, ...]] = ("owner",)
@@ -127,11 +124,11 @@ class ResourceAdmin(admin.ModelAdmin):
     editable: tuple = ()  # fields a subclass lets staff correct through a service
 
     def get_list_filter(self, request: HttpRequest) -> Any:
-        return (*self.list_filter, DeletedListFilter, "created_at")
+        return (*super().get_list_filter(request), DeletedListFilter, "created_at")
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
-        shown = self.get_fields(request, obj)
-        return tuple(name for name in shown if name not in self.editable)
+        fields = self.get_fields(request, obj)
+        return (*super().get_readonly_fields(request, obj), *(name for name in fields if name not in self.editable))
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # records come from the product's own flows, never typed in
@@ -155,7 +152,8 @@ class TranscriptAdmin(ResourceAdmin):
     list_display = ("id", "title", "owner", "language", "recorded_at", "duration_seconds", "segment_count",
                     "body_size", "deleted_at")
     list_filter = ("language", "recorded_at")
-    search_fields = ("title", OWNER_SEARCH)
+    shown = (*RESOURCE_STRUCTURE, "language", "recorded_at", "duration_seconds", "segment_count", "body_size",
+             "body_path", "body_bytes", "body_sha256")
     fields = ("owner", "title", "language", "recorded_at", "duration_seconds", "speakers", "segment_count",
               "body_path", "body_bytes", "body_sha256", "body_preview", *TIMESTAMPS, "deleted_at")
 
@@ -181,7 +179,7 @@ class TranscriptAdmin(ResourceAdmin):
 class CalendarEventAdmin(ResourceAdmin):
     list_display = ("id", "title", "owner", "starts_at", "ends_at", "status", "location", "deleted_at")
     list_filter = ("status", "starts_at")
-    search_fields = ("title", "location", "notes", OWNER_SEARCH)
+    shown = (*RESOURCE_STRUCTURE, "starts_at", "ends_at", "status", "reminders")
     fields = ("owner", "title", "starts_at", "ends_at", "status", "location", "notes", "reminders",
               *TIMESTAMPS, "deleted_at")
 
@@ -190,7 +188,7 @@ class CalendarEventAdmin(ResourceAdmin):
 class TodoAdmin(ResourceAdmin):
     list_display = ("id", "title", "owner", "status", "due_at", "completed_at", "deleted_at")
     list_filter = ("status", "due_at")
-    search_fields = ("title", "notes", OWNER_SEARCH)
+    shown = (*RESOURCE_STRUCTURE, "status", "due_at", "completed_at")
     fields = ("owner", "title", "notes", "status", "due_at", "completed_at", *TIMESTAMPS, "deleted_at")
     editable = ("status", "due_at")
 
@@ -203,8 +201,7 @@ class TodoAdmin(ResourceAdmin):
 @admin.register(Contact)
 class ContactAdmin(ResourceAdmin):
     list_display = ("id", "display_name", "owner", "relation", "alias_list", "updated_at", "deleted_at")
-    list_filter = ("relation",)
-    search_fields = ("display_name", "aliases", "relation", "notes", OWNER_SEARCH)
+    shown = RESOURCE_STRUCTURE
     fields = ("owner", "display_name", "aliases", "relation", "notes", *TIMESTAMPS, "deleted_at")
 
     @admin.display(description=_("aliases"))
@@ -232,7 +229,7 @@ class EpisodeAdmin(ResourceAdmin):
     list_display = ("id", "title", "owner", "occurred_at", "transcript", "calendar_event", "deleted_at")
     list_filter = ("occurred_at",)
     list_select_related = ("owner", "transcript", "calendar_event")
-    search_fields = ("title", "summary", "topics", OWNER_SEARCH)
+    shown = (*RESOURCE_STRUCTURE, "occurred_at", "transcript", "calendar_event")
     fields = ("owner", "title", "occurred_at", "summary", "topics", "participants", "transcript",
               "calendar_event", *TIMESTAMPS, "deleted_at")
     inlines = (EpisodeTodoInline,)
@@ -242,7 +239,7 @@ class EpisodeAdmin(ResourceAdmin):
 class VoiceMemoAdmin(ResourceAdmin):
     list_display = ("id", "title", "owner", "recorded_at", "duration_seconds", "deleted_at")
     list_filter = ("recorded_at",)
-    search_fields = ("title", "text", OWNER_SEARCH)
+    shown = (*RESOURCE_STRUCTURE, "recorded_at", "duration_seconds")
     fields = ("owner", "title", "text", "recorded_at", "duration_seconds", *TIMESTAMPS, "deleted_at")
 
 
@@ -250,7 +247,7 @@ class VoiceMemoAdmin(ResourceAdmin):
 class DigestAdmin(ResourceAdmin):
     list_display = ("id", "__str__", "owner", "period", "period_start", "period_end", "deleted_at")
     list_filter = ("period", "period_start")
-    search_fields = ("summary", OWNER_SEARCH)
+    shown = (*RESOURCE_STRUCTURE, "__str__", "period", "period_start", "period_end", "episodes")
     fields = ("owner", "period", "period_start", "period_end", "summary", "episodes", *TIMESTAMPS, "deleted_at")
 
 
@@ -258,6 +255,6 @@ class DigestAdmin(ResourceAdmin):
 class IntentAdmin(ResourceAdmin):
     list_display = ("id", "action", "owner", "target_ref", "status", "updated_at", "deleted_at")
     list_filter = ("status",)
-    search_fields = ("action", "target_ref", OWNER_SEARCH)
+    shown = (*RESOURCE_STRUCTURE, "target_ref", "status")
     fields = ("owner", "action", "target_ref", "payload", "status", *TIMESTAMPS, "deleted_at")
 

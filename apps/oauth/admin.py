@@ -9,7 +9,6 @@ from typing import Any, ClassVar
 
 from django import forms
 from django.contrib import admin
-from django.contrib.auth import get_user_model
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
@@ -18,8 +17,8 @@ from oauth2_provider.models import revoke_access_token
 
 from apps.oauth.models import TokenFamily
 from apps.oauth.redirects import redirect_uri_problem
+from apps.staff.masking import PersonalAdmin
 
-USER_SEARCH = (f"user__{get_user_model().USERNAME_FIELD}",)
 APPLICATION_SEARCH = ("application__name", "application__client_id")
 
 
@@ -37,7 +36,7 @@ class ReadOnlyAdmin(admin.ModelAdmin):
         return False
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
-        return self.fields
+        return tuple(self.fields)
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         # Revoke instead: deleting would drop what replay detection needs.
@@ -86,12 +85,14 @@ class ApplicationAdmin(admin.ModelAdmin):
         return form
 
 
-class AccessTokenAdmin(ReadOnlyAdmin):
+class AccessTokenAdmin(PersonalAdmin, ReadOnlyAdmin):
     list_display = ("id", "user", "application", "expires", "scope", "resource_list", "created")
     list_select_related = ("user", "application")
     list_filter = ("expires", "application")
-    search_fields = USER_SEARCH + APPLICATION_SEARCH
+    person = "user"
+    search_also = APPLICATION_SEARCH
     fields = ("id", "user", "application", "scope", "resource_list", "expires", "created", "updated")
+    shown = (*list_display, *fields)  # who, which assistant, scopes and times: no content
     actions = ("revoke",)
 
     @admin.action(description=_("Revoke selected access tokens"), permissions=("change",))
@@ -106,12 +107,14 @@ class AccessTokenAdmin(ReadOnlyAdmin):
         return obj is None and super().has_change_permission(request, obj)
 
 
-class RefreshTokenAdmin(ReadOnlyAdmin):
+class RefreshTokenAdmin(PersonalAdmin, ReadOnlyAdmin):
     list_display = ("id", "user", "application", "pair_scope", "resource_list", "revoked", "created")
     list_select_related = ("user", "application", "access_token")
     list_filter = ("revoked", "application")
-    search_fields = USER_SEARCH + APPLICATION_SEARCH
+    person = "user"
+    search_also = APPLICATION_SEARCH
     fields = ("id", "user", "application", "pair_scope", "resource_list", "token_family", "revoked", "created")
+    shown = (*list_display, *fields)  # who, which assistant, scopes and times: no content
     actions = ("revoke",)
 
     @admin.action(description=_("Revoke selected refresh tokens"), permissions=("change",))
@@ -130,38 +133,44 @@ class RefreshTokenAdmin(ReadOnlyAdmin):
         return obj is None and super().has_change_permission(request, obj)
 
 
-class GrantAdmin(ReadOnlyAdmin):
+class GrantAdmin(PersonalAdmin, ReadOnlyAdmin):
     list_display = ("id", "user", "application", "expires", "scope", "resource_list", "redeemed_at")
     list_select_related = ("user", "application")
     list_filter = ("expires", "redeemed_at", "application")
-    search_fields = USER_SEARCH + APPLICATION_SEARCH
+    person = "user"
+    search_also = APPLICATION_SEARCH
     fields = ("id", "user", "application", "scope", "resource_list", "redirect_uri", "expires", "redeemed_at",
               "token_family", "created")
+    shown = (*list_display, *fields)  # who, which assistant, scopes and times: no content
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
 
-class IDTokenAdmin(ReadOnlyAdmin):
+class IDTokenAdmin(PersonalAdmin, ReadOnlyAdmin):
     list_display = ("id", "user", "application", "expires", "scope")
     list_select_related = ("user", "application")
     list_filter = ("expires", "application")
-    search_fields = USER_SEARCH + APPLICATION_SEARCH
+    person = "user"
+    search_also = APPLICATION_SEARCH
     fields = ("id", "user", "application", "scope", "expires", "created")
+    shown = (*list_display, *fields)  # who, which assistant, scopes and times: no content
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
 
 @admin.register(TokenFamily)
-class TokenFamilyAdmin(ReadOnlyAdmin):
+class TokenFamilyAdmin(PersonalAdmin, ReadOnlyAdmin):
     """Each consent's token lineage; a replay ends it and says why (SPEC A-3)."""
 
     list_display = ("family", "user", "application", "consented_at", "revoked_at", "revoked_reason")
     list_select_related = ("user", "application")
     list_filter = ("revoked_reason", "consented_at", "revoked_at")
-    search_fields = USER_SEARCH + APPLICATION_SEARCH
+    person = "user"
+    search_also = APPLICATION_SEARCH
     fields = ("family", "user", "application", "consented_at", "revoked_at", "revoked_reason")
+    shown = (*list_display, *fields)  # who, which assistant, scopes and times: no content
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False

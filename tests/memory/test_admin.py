@@ -1,4 +1,4 @@
-"""The memory resources in admin (SPEC AD-1)."""
+"""The memory resources in admin (SPEC AD-1), their content masked unless revealed (SPEC AD-2)."""
 
 from datetime import UTC, date, datetime, timedelta
 
@@ -28,6 +28,7 @@ from apps.memory.services import (
     transcript_create,
     voice_memo_create,
 )
+from apps.staff.services import staff_reveal
 
 pytestmark = pytest.mark.django_db
 
@@ -59,16 +60,17 @@ def records(user):
             Episode: episode, VoiceMemo: memo, Digest: digest, Intent: intent}
 
 
-SEARCHES = {
-    Fact: ["咖啡", "美式", "alice"],
-    Transcript: ["周会", "alice"],
+# What each record holds that only its owner reads: admin search never matches it (SPEC AD-2).
+CONTENT_WORDS = {
+    Fact: ["咖啡", "美式"],
+    Transcript: ["周会"],
     CalendarEvent: ["product", "会议室"],
     Todo: ["pricing", "PROPOSAL"],
     Contact: ["小明", "Xiaoming", "同事"],
     Episode: ["定价", "pricing"],
     VoiceMemo: ["grocery", "葱姜"],
     Digest: ["定价", "beta"],
-    Intent: ["deadline", "todo:"],
+    Intent: ["deadline"],
 }
 
 
@@ -76,23 +78,33 @@ def url(model, action, *args):
     return reverse(f"admin:memory_{model._meta.model_name}_{action}", args=args)
 
 
-# SPEC AD-1: every memory model has a working list, search and detail page in admin.
-@pytest.mark.parametrize("model", list(SEARCHES), ids=lambda m: m.__name__)
-def test_changelist_search_and_change_page(admin_client, records, model):
+@pytest.fixture
+def revealed(admin_user, user):
+    """The staff member of ``admin_client`` reads alice's content, for a reason (SPEC AD-2)."""
+    return staff_reveal(staff=admin_user, person=user, reason="Support ticket: the person asked us to fix a record")
+
+
+# SPEC AD-1, AD-2: every memory model has a working list, search and detail page in admin; search finds a
+# record by its id and its owner's login or e-mail, never by a word of its content.
+@pytest.mark.parametrize("model", list(CONTENT_WORDS), ids=lambda m: m.__name__)
+def test_changelist_search_and_change_page(admin_client, records, model, user):
+    user.email = "alice@example.com"
+    user.save()
     listing = admin_client.get(url(model, "changelist"))
     assert listing.status_code == 200
     assert listing.context["cl"].result_count == 1
-    for query in SEARCHES[model]:
+    for query in ["alice", "alice@example.com", str(records[model].pk)]:
         found = admin_client.get(url(model, "changelist"), {"q": query})
         assert found.status_code == 200
         assert found.context["cl"].result_count == 1, query
-    missed = admin_client.get(url(model, "changelist"), {"q": "nothing-like-this"})
-    assert missed.status_code == 200 and missed.context["cl"].result_count == 0
+    for query in [*CONTENT_WORDS[model], "nothing-like-this"]:
+        missed = admin_client.get(url(model, "changelist"), {"q": query})
+        assert missed.status_code == 200 and missed.context["cl"].result_count == 0, query
     assert admin_client.get(url(model, "change", records[model].pk)).status_code == 200
 
 
 # SPEC AD-1: the list filters work too (the deleted filter on every resource, the fact filters).
-@pytest.mark.parametrize("model", [m for m in SEARCHES if m is not Fact], ids=lambda m: m.__name__)
+@pytest.mark.parametrize("model", [m for m in CONTENT_WORDS if m is not Fact], ids=lambda m: m.__name__)
 def test_deleted_filter(admin_client, records, model):
     response = admin_client.get(url(model, "changelist"), {"deleted": "yes"})
     assert response.status_code == 200 and response.context["cl"].result_count == 0
@@ -107,8 +119,22 @@ def test_fact_filters(admin_client, records):
         assert response.status_code == 200 and response.context["cl"].result_count == expected, params
 
 
+# SPEC AD-2: without a reveal staff correct the structure (category, certainty, sensitive) and never the
+# text they cannot see: the label, value and evidence are not form fields, and a posted value is ignored.
+def test_masked_fact_edit_changes_only_structure(admin_client, records):
+    fact = records[Fact]
+    page = admin_client.get(url(Fact, "change", fact.pk))
+    assert set(page.context["adminform"].form.fields) == {"category", "certainty", "sensitive"}
+    assert "只喝美式" not in page.content.decode()
+    form = {"category": "habits", "label": "x", "value": "overwritten", "certainty": "confirmed"}
+    response = admin_client.post(url(Fact, "change", fact.pk), form)
+    assert response.status_code == 302, response.context["adminform"].form.errors
+    fact.refresh_from_db()
+    assert (fact.category, fact.label, fact.value, fact.version) == ("habits", "咖啡", "只喝美式，不加糖", 2)
+
+
 # SPEC AD-1, C-2: version is shown, never a form field; an admin edit goes through the service and bumps it.
-def test_fact_edit_goes_through_the_service(admin_client, records):
+def test_fact_edit_goes_through_the_service(admin_client, records, revealed):
     fact = records[Fact]
     page = admin_client.get(url(Fact, "change", fact.pk))
     assert "version" not in page.context["adminform"].form.fields
@@ -131,7 +157,7 @@ def test_fact_added_in_admin_is_detected(admin_client, user):
 
 
 # SPEC D-1: limits hold in admin as in the services — a form error, never a server error.
-def test_fact_admin_refuses_multiline_evidence(admin_client, records):
+def test_fact_admin_refuses_multiline_evidence(admin_client, records, revealed):
     fact = records[Fact]
     form = {"category": "preferences", "label": "咖啡", "value": "只喝美式，不加糖", "evidence": "one\ntwo",
             "certainty": "confirmed"}
@@ -161,12 +187,15 @@ def test_soft_delete_action(admin_client, records):
     assert listing.context["cl"].result_count == 1
 
 
-# SPEC AD-1: product-written resources are view-only and cannot be added by hand.
-def test_resources_are_view_only(admin_client, records):
+# SPEC AD-1, AD-2: product-written resources are view-only and cannot be added by hand; their content
+# shows only to a staff member who revealed its owner's.
+def test_resources_are_view_only(admin_client, records, admin_user, user):
     assert admin_client.get(url(Episode, "add")).status_code == 403
     page = admin_client.get(url(Episode, "change", records[Episode].pk))
     assert not page.context["has_change_permission"]
-    assert "产品周会：定价" in page.content.decode()
+    assert "产品周会：定价" not in page.content.decode()
+    staff_reveal(staff=admin_user, person=user, reason="The person reported a wrong meeting summary")
+    assert "产品周会：定价" in admin_client.get(url(Episode, "change", records[Episode].pk)).content.decode()
 
 
 # SPEC AD-1: a todo's status may be corrected in admin; completed_at follows (todo_update).
@@ -180,7 +209,7 @@ def test_todo_status_correction(admin_client, records):
 
 
 # SPEC R-12: the transcript page shows the stored body, and says so plainly when it is gone.
-def test_transcript_page_shows_body_or_its_absence(admin_client, records):
+def test_transcript_page_shows_body_or_its_absence(admin_client, records, revealed):
     transcript = records[Transcript]
     page = admin_client.get(url(Transcript, "change", transcript.pk)).content.decode()
     assert "今天讨论定价。" in page

@@ -178,6 +178,27 @@ AREAS = {
              "hold no line break"),
         ),
     ),
+    "masking": Area(
+        rules="AD-2",
+        functions={
+            "apps/staff/masking.py": (
+                "masked_text", "person_id", "revealed_id", "revealed", "hides", "_mask", "_display", "column",
+                "stand_in", "_content_names", "get_list_display", "get_list_display_links", "get_list_filter",
+                "_filters_structure", "get_search_fields", "lookup_allowed", "_lookup_fields", "get_fieldsets",
+                "get_readonly_fields", "record_staff_change", "_rows", "log_addition", "log_change",
+                "log_deletions", "get_actions", "_recorded", "run", "_flat", "_masked_names",
+            ),
+            "apps/staff/selectors.py": ("revealed_person_id",),
+            "apps/staff/services.py": ("_write", "staff_reveal"),
+        },
+        tests=(
+            "tests/staff/test_masking.py",
+            "tests/staff/test_reveal.py",
+            "tests/staff/test_records.py",
+            "tests/memory/test_admin.py",
+            "tests/staff/test_admin_walk.py",
+        ),
+    ),
 }
 
 # Operators left out everywhere, with the reason (docs/testing.md):

@@ -1,6 +1,6 @@
-"""The person's own data as one JSON document: facts, shares, proposals, access history.
+"""The person's own data as one JSON document: facts, shares, proposals, access history, staff access.
 
-Also SPEC A-4, C-8. Design notes: docs/design.md.
+Also SPEC A-4, C-8, AD-2. Design notes: docs/design.md.
 """
 
 from __future__ import annotations
@@ -17,6 +17,8 @@ from apps.consent.models import Connection, FactShare, Proposal
 from apps.consent.selectors.access import retained_access_events
 from apps.consent.selectors.notices import notice_settings
 from apps.memory.models import Fact
+from apps.staff.models import AccessRecord
+from apps.staff.selectors import records_for
 
 if TYPE_CHECKING:
     from apps.accounts.models import User
@@ -72,8 +74,16 @@ def _connection(connection: Connection, now: datetime) -> dict[str, Any]:
     }
 
 
+def _staff_access(record: AccessRecord) -> dict[str, Any]:
+    """One reveal of, or staff change to, the person's data (SPEC AD-2); ``staff`` empty: an operator's command."""
+    return {"at": _time(record.at), "staff": record.staff_name, "action": record.action,
+            "records": list(record.records), "reason": record.reason, "ticket": record.ticket,
+            "revealed_until": _time(record.until)}
+
+
 def export_for(*, user: User) -> dict[str, Any]:
-    """Everything the product keeps about the person's memory, its sharing and their e-mail choices, in six queries.
+    """Everything the product keeps about the person's memory, its sharing, their e-mail choices and staff access,
+    in seven queries.
 
     The access history is read where it tolerates lag (SPEC O-4), everything else from the primary."""
     return pinned_tolerating_lag(lambda history: _export(user, history))
@@ -99,6 +109,7 @@ def _export(user: User, history: str) -> dict[str, Any]:
         "facts": [_fact(fact) for fact in Fact.objects.filter(owner=user).order_by("id")],
         "assistants": [_connection(connection, now) for connection in connections],
         "notices": _notices(user),
+        "staff_access": [_staff_access(record) for record in records_for(person=user).order_by("at", "id")],
     }
 
 

@@ -108,4 +108,5 @@ class Fact(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.get_category_display()}: {self.label}"
+        # The category and id, never the label: admin names records by ``__str__`` (SPEC AD-2).
+        return f"{self.get_category_display()} #{self.pk}"

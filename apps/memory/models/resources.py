@@ -22,6 +22,11 @@ class OwnedResource(models.Model):
         abstract = True
         ordering = ["-updated_at", "-id"]
 
+    def __str__(self) -> str:
+        # Type and id only: admin names records by ``__str__`` (breadcrumbs, history, messages), and staff
+        # do not read a person's content unless they reveal it (SPEC AD-2).
+        return f"{self._meta.verbose_name} #{self.pk}"
+
 
 class Transcript(OwnedResource):
     """Speaker-segmented text; the body (segments with offsets) is a JSON object in storage."""
@@ -39,9 +44,6 @@ class Transcript(OwnedResource):
     class Meta(OwnedResource.Meta):
         verbose_name = _("transcript")
         verbose_name_plural = _("transcripts")
-
-    def __str__(self) -> str:
-        return self.title
 
 
 class CalendarEvent(OwnedResource):
@@ -68,9 +70,6 @@ class CalendarEvent(OwnedResource):
             ),
         ]
 
-    def __str__(self) -> str:
-        return self.title
-
     def clean(self) -> None:
         if self.starts_at and self.ends_at and self.ends_at < self.starts_at:
             raise ValidationError({"ends_at": _("An event cannot end before it starts.")})
@@ -95,9 +94,6 @@ class Todo(OwnedResource):
             models.CheckConstraint(condition=Q(status__in=["open", "done", "cancelled"]), name="todo_status_valid"),
         ]
 
-    def __str__(self) -> str:
-        return self.title
-
 
 class Contact(OwnedResource):
     display_name = models.CharField(_("display name"), max_length=120)
@@ -108,9 +104,6 @@ class Contact(OwnedResource):
     class Meta(OwnedResource.Meta):
         verbose_name = _("contact")
         verbose_name_plural = _("contacts")
-
-    def __str__(self) -> str:
-        return self.display_name
 
 
 class Episode(OwnedResource):
@@ -133,9 +126,6 @@ class Episode(OwnedResource):
         verbose_name = _("episode")
         verbose_name_plural = _("episodes")
 
-    def __str__(self) -> str:
-        return self.title
-
 
 class VoiceMemo(OwnedResource):
     title = models.CharField(_("title"), max_length=200)
@@ -146,9 +136,6 @@ class VoiceMemo(OwnedResource):
     class Meta(OwnedResource.Meta):
         verbose_name = _("voice memo")
         verbose_name_plural = _("voice memos")
-
-    def __str__(self) -> str:
-        return self.title
 
 
 class Digest(OwnedResource):
@@ -195,6 +182,3 @@ class Intent(OwnedResource):
     class Meta(OwnedResource.Meta):
         verbose_name = _("intent")
         verbose_name_plural = _("intents")
-
-    def __str__(self) -> str:
-        return self.action
