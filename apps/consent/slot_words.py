@@ -56,19 +56,29 @@ _FILLER_ZH = "用户你我的是了在叫有个一只名字住着"
 _LATIN_WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 
-_NAMES = {name: slot for slot, (_category, names) in SLOTS.items() for name in names}
+_names: dict[str, str] = {}
+
+
+def _slot_names() -> dict[str, str]:
+    """label key → slot, built once: the table's names in the form labels are compared in."""
+    if not _names:
+        _names.update({label_key(name): slot for slot, (_category, names) in SLOTS.items() for name in names})
+    return _names
 
 
 def label_key(label: str) -> str:
     """A label in the form labels are compared in: normalised, without punctuation or "User's"/"我的"."""
     text = normalize(label).replace("\u2019", "'")
     text = _OWNER_WORDS.sub("", text) or text
-    return " ".join(_PUNCTUATION.sub(" ", text).split())
+    # One plural "s" is the same slot ("Hobbies"/"Hobby", "Languages"/"Language").
+    words = [re.sub(r"(?<=[a-z]{3})(?:ies)$", "y", w) if w.endswith("ies") else
+             re.sub(r"(?<=[a-z]{3})(?<!s)s$", "", w) for w in _PUNCTUATION.sub(" ", text).split()]
+    return " ".join(words)
 
 
 def slot_of(label: str) -> str | None:
     """The common slot a label names, or None when the table does not know it."""
-    return _NAMES.get(label_key(label))
+    return _slot_names().get(label_key(label))
 
 
 def content_words(text: str) -> frozenset[str]:

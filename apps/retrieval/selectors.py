@@ -93,8 +93,10 @@ def search_visible_matches(*, owner_id: int, visible: QuerySet[Fact] | tuple[str
 
 # --- Meaning of a person's facts, for rules that compare texts (SPEC P-9) --------------------------
 
-def fact_meanings(*, owner_id: int, fact_ids: list[int]) -> tuple[dict[tuple[int, str], Any], str | None]:
-    """The stored meaning vectors of these facts' label and value: ``{(fact id, "/label"|"/value"): vector}``.
+def fact_meanings(
+    *, owner_id: int, fact_ids: list[int], fields: tuple[str, ...] = USER_PROFILE_FIELDS,
+) -> tuple[dict[tuple[int, str], Any], str | None]:
+    """The stored meaning vectors of these facts' ``fields``: ``{(fact id, "/label"|"/value"): vector}``.
 
     One query. Only vectors of the configured model count; a fact not embedded yet is simply absent.
     Returns the model's name too (None when meaning is off), for embedding other texts alike.
@@ -104,7 +106,7 @@ def fact_meanings(*, owner_id: int, fact_ids: list[int]) -> tuple[dict[tuple[int
         return {}, embedder.name if embedder else None
     wanted = set(fact_ids)
     rows = [row for row in SearchProjection.objects.filter(
-        owner_id=owner_id, resource_type=USER_PROFILE, field__in=USER_PROFILE_FIELDS, vector_model=embedder.name,
+        owner_id=owner_id, resource_type=USER_PROFILE, field__in=fields, vector_model=embedder.name,
     ).values_list("record_id", "field", "vector") if row[0] in wanted]
     if not rows:
         return {}, embedder.name
@@ -113,12 +115,12 @@ def fact_meanings(*, owner_id: int, fact_ids: list[int]) -> tuple[dict[tuple[int
     return {(row[0], row[1]): vectors[index] for index, row in enumerate(rows)}, embedder.name
 
 
-def text_meanings(texts: list[str]) -> Any | None:
-    """Meaning vectors of ``texts`` in the form stored facts were embedded (normalised), or None without meaning."""
+def text_meanings(texts: list[str], *, normal: bool = True) -> Any | None:
+    """Meaning vectors of ``texts``, normalised first as stored fields are (``normal``), or None without meaning."""
     embedder = get_embedder()
     if embedder is None:
         return None
     try:
-        return embedder.embed([normalize(text) for text in texts])
+        return embedder.embed([normalize(text) if normal else text for text in texts])
     except EmbeddingUnavailable:
         return None  # the rule falls back to words (docs/pages.md)

@@ -1,0 +1,329 @@
+"""One fact per slot (SPEC P-9): an added fact the person already has a fact for is a change, or already known."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection as db_connection
+from django.test.utils import CaptureQueriesContext
+
+from apps.consent.models import Proposal
+from apps.consent.selectors.slots import SlotText, slot_judge, slot_judge_one
+from apps.consent.selectors.visibility import visible_facts
+from apps.consent.services import ProposalError, proposal_confirm, proposal_edit, proposal_submit, proposals_confirm
+from apps.memory.models import Fact, FactStatus
+from apps.memory.services import fact_archive, fact_update
+from tests.consent.factories import make_connection, make_fact, share
+from tests.consent.test_pages_support import client_for, compiled_catalogs  # noqa: F401  (fixtures)
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("compiled_catalogs")]
+
+
+@pytest.fixture
+def connection(user):
+    return make_connection(user)
+
+
+@pytest.fixture
+def city(user):
+    return make_fact(user, category="basic", label="City", value="Shanghai", evidence="")
+
+
+def propose(connection, label="City", value="Beijing", category="basic", **more):
+    return proposal_submit(connection=connection,
+                           arguments={"op": "add", "category": category, "label": label, "value": value, **more})
+
+
+def cities(user):
+    return list(Fact.objects.filter(owner=user, category="basic", status=FactStatus.ACTIVE).values_list("value",
+                                                                                                          flat=True))
+
+
+# --- The judgement ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("label", ["City", "city", "Lives in", "常住城市", "居住城市", "User's city", "我的城市"])
+def test_an_equivalent_label_in_either_language_is_the_same_slot(user, city, label):
+    # SPEC P-9: "City" / "Lives in" / "常住城市" name one slot.
+    match = slot_judge_one(owner_id=user.pk, category="basic", label=label, value="Beijing")
+    assert (match.kind, match.fact) == ("change", city)
+
+
+@pytest.mark.parametrize("label", ["Hometown", "家乡", "Favourite city", "Work city"])
+def test_a_label_of_another_slot_is_a_new_fact(user, city, label):
+    assert slot_judge_one(owner_id=user.pk, category="basic", label=label, value="Beijing").kind == ""
+
+
+def test_the_same_label_in_another_category_is_another_slot(user, city):
+    # SPEC P-9: same category and the same or an equivalent label.
+    assert slot_judge_one(owner_id=user.pk, category="work_study", label="City", value="Beijing").kind == ""
+
+
+def test_an_archived_fact_has_no_slot_any_more(user, city):
+    fact_archive(fact=city)
+    assert slot_judge_one(owner_id=user.pk, category="basic", label="City", value="Beijing").kind == ""
+
+
+def test_another_persons_fact_is_never_a_slot(user, other_user, city):
+    assert slot_judge_one(owner_id=other_user.pk, category="basic", label="City", value="Beijing").kind == ""
+
+
+@pytest.mark.parametrize(("label", "value"), [
+    ("City", "Shanghai"), ("Lives in", "shanghai"), ("City", "  SHANGHAI "), ("Lives in", "Shanghai."),
+])
+def test_saying_what_the_fact_says_is_already_known(user, city, label, value):
+    match = slot_judge_one(owner_id=user.pk, category="basic", label=label, value=value)
+    assert (match.kind, match.fact) == ("known", city)
+
+
+def test_a_restatement_with_filler_words_is_already_known(user):
+    pet = make_fact(user, category="basic", label="Pet", value="Golden retriever Mochi")
+    match = slot_judge_one(owner_id=user.pk, category="basic", label="Dog", value="Has a golden retriever named Mochi")
+    assert (match.kind, match.fact) == ("known", pet)
+
+
+def test_a_value_that_says_more_is_a_change_not_a_restatement(user, city):
+    # "Shanghai, Xuhui district" adds to "Shanghai": confirming it must be able to change the fact.
+    assert slot_judge_one(owner_id=user.pk, category="basic", label="City", value="Shanghai, Xuhui").kind == "change"
+
+
+def test_chinese_restatement_by_words(user):
+    fact = make_fact(user, category="preferences", label="饮食", value="不喝酒")
+    match = slot_judge_one(owner_id=user.pk, category="preferences", label="Diet", value="用户不喝酒")
+    assert (match.kind, match.fact) == ("known", fact)
+
+
+def test_the_newest_fact_of_a_slot_is_the_one_changed(user, city):
+    newer = make_fact(user, category="basic", label="Lives in", value="Hangzhou")
+    assert slot_judge_one(owner_id=user.pk, category="basic", label="City", value="Beijing").fact == newer
+
+
+def test_within_a_batch_a_restatement_of_an_earlier_item_is_a_duplicate(user):
+    judged = slot_judge(owner_id=user.pk, within=True, items=[
+        SlotText("basic", "City", "Beijing"), SlotText("basic", "Lives in", "beijing"),
+        SlotText("basic", "City", "Hangzhou"), SlotText("basic", "Pet", "Mochi"),
+    ])
+    assert [m.kind for m in judged] == ["", "duplicate", "", ""]
+    assert judged[1].earlier == 0
+
+
+def test_judging_many_costs_a_fixed_number_of_queries(user):
+    for number in range(30):
+        make_fact(user, category="basic", label=f"Thing {number}", value=f"value {number}")
+    with CaptureQueriesContext(db_connection) as few:
+        slot_judge(owner_id=user.pk, items=[SlotText("basic", "City", "Beijing")])
+    with CaptureQueriesContext(db_connection) as many:
+        slot_judge(owner_id=user.pk, items=[SlotText("basic", f"City {n}", "Beijing") for n in range(200)])
+    assert len(many) == len(few) <= 2
+
+
+# --- The meaning model (the shipped encoder) --------------------------------------------------------
+
+def test_meaning_finds_a_translated_value_already_known(user, meaning):
+    # SPEC P-9, S-4: "上海" says what "Shanghai" says, in the other language.
+    city = make_fact(user, category="basic", label="City", value="Shanghai")
+    match = slot_judge_one(owner_id=user.pk, category="basic", label="常住城市", value="上海")
+    assert (match.kind, match.fact) == ("known", city)
+    assert slot_judge_one(owner_id=user.pk, category="basic", label="常住城市", value="北京").kind == "change"
+
+
+def test_meaning_finds_a_translated_label_the_table_does_not_know(user, meaning):
+    colour = make_fact(user, category="preferences", label="Favourite colour", value="Green")
+    match = slot_judge_one(owner_id=user.pk, category="preferences", label="最喜欢的颜色", value="蓝色")
+    assert (match.kind, match.fact) == ("change", colour)
+
+
+@pytest.mark.parametrize(("old", "new"), [("Short-term goal", "Long-term goal"),
+                                          ("Weekday routine", "Weekend routine"), ("早晨习惯", "晚上习惯")])
+def test_meaning_keeps_apart_labels_of_one_language_that_only_look_alike(user, meaning, old, new):
+    make_fact(user, category="goals", label=old, value="Run a half marathon")
+    assert slot_judge_one(owner_id=user.pk, category="goals", label=new, value="Learn Spanish").kind == ""
+
+
+def test_a_plural_label_is_the_same_slot(user):
+    hobby = make_fact(user, category="preferences", label="Hobby", value="Film photography")
+    assert slot_judge_one(owner_id=user.pk, category="preferences", label="Hobbies", value="Go").fact == hobby
+
+
+# --- Submitting: judged once, the answer unchanged ---------------------------------------------------
+
+def test_the_assistant_answer_is_unchanged_and_the_judgement_is_stored(user, connection, city):
+    # SPEC P-4, P-9: the assistant learns nothing of the person's facts from the answer.
+    proposal = propose(connection)
+    assert proposal.status == "pending"
+    stored = Proposal.objects.get(pk=proposal.pk)
+    assert (stored.slot, stored.slot_fact_id, stored.slot_version) == ("change", city.pk, city.version)
+    assert stored.owner_id == user.pk and stored.source == "assistant"
+
+
+def test_a_new_fact_has_no_slot(user, connection):
+    proposal = propose(connection)
+    assert (proposal.slot, proposal.slot_fact_id) == ("", None)
+
+
+# --- Confirming -------------------------------------------------------------------------------------
+
+def test_confirming_a_change_replaces_the_fact_and_withdraws_it(user, connection, city):
+    # SPEC P-9, C-2: one city; its version moves, so no assistant sees it until shared again.
+    share(connection, city)
+    other = make_connection(user)
+    share(other, city)
+    result = proposal_confirm(proposal=propose(connection, label="Lives in"), user=user, share_with_connection=False)
+    city.refresh_from_db()
+    assert result.status == "confirmed" and result.result_fact_id == city.pk
+    assert cities(user) == ["Beijing"] and city.version == 2 and city.label == "City"
+    assert not visible_facts(connection=connection).exists() and not visible_facts(connection=other).exists()
+
+
+def test_replacing_may_keep_it_shared_with_the_suggesting_assistant(user, connection, city):
+    share(connection, city)
+    proposal_confirm(proposal=propose(connection), user=user, share_with_connection=True)
+    assert list(visible_facts(connection=connection).values_list("value", flat=True)) == ["Beijing"]
+
+
+def test_keep_both_adds_a_second_fact(user, connection, city):
+    result = proposal_confirm(proposal=propose(connection), user=user, resolution="keep")
+    assert sorted(cities(user)) == ["Beijing", "Shanghai"] and result.result_fact_id != city.pk
+    city.refresh_from_db()
+    assert city.version == 1
+
+
+def test_confirming_what_is_already_known_changes_nothing(user, connection, city):
+    proposal = propose(connection, label="Lives in", value="Shanghai")
+    before = Fact.objects.count()
+    result = proposal_confirm(proposal=proposal, user=user)
+    city.refresh_from_db()
+    assert (result.status, result.slot, result.result_fact_id) == ("confirmed", "known", city.pk)
+    assert Fact.objects.count() == before and city.version == 1
+
+
+def test_a_fact_changed_since_is_a_conflict_and_not_overwritten(user, connection, city):
+    # SPEC P-6: the replace is an update at the version the suggestion was judged against.
+    proposal = propose(connection)
+    fact_update(fact=city, value="Shanghai, Xuhui")
+    result = proposal_confirm(proposal=proposal, user=user)
+    assert result.status == "conflict"
+    assert cities(user) == ["Shanghai, Xuhui"]
+
+
+def test_a_fact_archived_since_makes_it_new_and_asks_again(user, connection, city):
+    proposal = propose(connection)
+    fact_archive(fact=city)
+    with pytest.raises(ProposalError) as refused:
+        proposal_confirm(proposal=proposal, user=user)
+    assert refused.value.code == "slot_changed"
+    proposal.refresh_from_db()
+    assert (proposal.status, proposal.slot, proposal.slot_fact_id) == ("pending", "", None)
+    assert proposal_confirm(proposal=proposal, user=user).result_fact.value == "Beijing"
+
+
+def test_a_fact_added_after_the_suggestion_is_seen_before_confirming(user, connection):
+    proposal = propose(connection)
+    city = make_fact(user, category="basic", label="City", value="Shanghai")
+    with pytest.raises(ProposalError) as refused:
+        proposal_confirm(proposal=proposal, user=user)
+    assert refused.value.code == "slot_changed" and cities(user) == ["Shanghai"]
+    proposal.refresh_from_db()
+    assert (proposal.slot, proposal.slot_fact_id) == ("change", city.pk)
+
+
+def test_rewording_judges_again(user, connection, city):
+    proposal = propose(connection, label="Hometown", value="Hangzhou")
+    assert proposal.slot == ""
+    edited = proposal_edit(proposal=proposal, user=user, label="Lives in")
+    assert (edited.slot, edited.slot_fact_id) == ("change", city.pk)
+
+
+def test_bulk_confirm_follows_the_same_rules(user, connection, city):
+    # SPEC P-9: replace, already known, a second change of the same fact conflicts, a new fact is added.
+    known = propose(connection, label="常住城市", value="Shanghai")  # oldest first: it is still known then
+    first = propose(connection, value="Beijing")
+    second = propose(connection, label="Lives in", value="Hangzhou")
+    new = propose(connection, category="preferences", label="Tea", value="Oolong")
+    done = proposals_confirm(connection=connection, user=user, ids={first.pk, second.pk, known.pk, new.pk})
+    assert (done.confirmed, done.known, done.conflicts, done.left) == (2, 1, 1, 0)
+    statuses = dict(Proposal.objects.values_list("pk", "status"))
+    assert statuses[second.pk] == "conflict" and statuses[known.pk] == "confirmed"
+    assert cities(user) == ["Beijing"]
+    assert Fact.objects.filter(owner=user, label="Tea").count() == 1
+
+
+def test_bulk_confirm_never_fills_one_new_slot_twice(user, connection):
+    first = propose(connection, label="City", value="Beijing")
+    second = propose(connection, label="Lives in", value="Hangzhou")
+    done = proposals_confirm(connection=connection, user=user, ids={first.pk, second.pk})
+    assert (done.confirmed, done.left) == (1, 1)
+    second.refresh_from_db()
+    assert second.status == "pending" and second.slot == "change"
+    assert cities(user) == ["Beijing"]
+
+
+def test_bulk_confirm_takes_only_the_persons_own(user, other_user, connection, city):
+    theirs = propose(make_connection(other_user), value="Paris")
+    with pytest.raises(ProposalError):
+        proposals_confirm(connection=connection, user=other_user, ids={theirs.pk})
+    done = proposals_confirm(connection=connection, user=user, ids={theirs.pk})
+    assert done.confirmed == 0 and Proposal.objects.get(pk=theirs.pk).status == "pending"
+
+
+# --- The page ---------------------------------------------------------------------------------------
+
+def _page(user, connection):
+    return client_for(user).get(f"/me/assistants/{connection.pk}/").content.decode()
+
+
+def test_the_page_shows_the_change_side_by_side_with_replace_and_keep_both(user, connection, city):
+    proposal = propose(connection, label="常住城市", value="北京")
+    body = _page(user, connection)
+    card = body[body.index(f'id="proposal-{proposal.pk}"'):]
+    card = card[:card.index("</article>")]
+    assert "Now saved (version 1)" in card and "Shanghai" in card and "北京" in card
+    assert 'name="resolution" value="replace"' in card and 'name="resolution" value="keep"' in card
+    assert card.index("Replace") < card.index("Keep both")
+
+
+def test_the_page_marks_what_is_already_known(user, connection, city):
+    proposal = propose(connection, label="Lives in", value="Shanghai")
+    body = _page(user, connection)
+    card = body[body.index(f'id="proposal-{proposal.pk}"'):]
+    assert "Already known" in card[:card.index("</article>")]
+
+
+def test_replace_and_keep_both_work_as_plain_forms(user, connection, city):
+    # SPEC W-5: no JavaScript, a POST with the form's fields.
+    replace = propose(connection)
+    response = client_for(user).post(f"/me/proposals/{replace.pk}/confirm/", {"resolution": "replace"}, follow=True)
+    assert "Replaced" in response.content.decode() and cities(user) == ["Beijing"]
+    keep = propose(connection, value="Hangzhou")
+    client_for(user).post(f"/me/proposals/{keep.pk}/confirm/", {"resolution": "keep"})
+    assert sorted(cities(user)) == ["Beijing", "Hangzhou"]
+
+
+def test_a_slot_changed_since_shown_is_refused_with_a_clear_message(user, connection):
+    proposal = propose(connection)
+    make_fact(user, category="basic", label="City", value="Shanghai")
+    response = client_for(user).post(f"/me/proposals/{proposal.pk}/confirm/")
+    assert response.status_code == 409 and "look at it again" in response.content.decode()
+
+
+def test_the_page_with_changes_costs_the_same_queries_as_without(user, connection):
+    # SPEC W-6: what each suggestion is comes with its row; no query per suggestion.
+    for number in range(3):
+        make_fact(user, category="basic", label=f"Slot {number}", value="old")
+        propose(connection, label=f"Slot {number}", value="new")
+    client = client_for(user)
+    client.get(f"/me/assistants/{connection.pk}/")
+    with CaptureQueriesContext(db_connection) as few:
+        client.get(f"/me/assistants/{connection.pk}/")
+    for number in range(3, 12):
+        make_fact(user, category="basic", label=f"Slot {number}", value="old")
+        propose(connection, label=f"Slot {number}", value="new")
+    with CaptureQueriesContext(db_connection) as many:
+        client.get(f"/me/assistants/{connection.pk}/")
+    assert len(many) == len(few)
+
+
+def test_bulk_confirm_from_the_page(user, connection, city):
+    first, second = propose(connection), propose(connection, category="preferences", label="Tea", value="Oolong")
+    response = client_for(user).post(f"/me/assistants/{connection.pk}/suggestions/confirm/",
+                                     {"proposals": [first.pk, second.pk], "action": "selected"}, follow=True)
+    assert "Confirmed 2 suggestions." in response.content.decode()
+    assert cities(user) == ["Beijing"]
