@@ -87,9 +87,3 @@ def content_words(text: str) -> frozenset[str]:
     words = {word for word in _LATIN_WORD.findall(_CJK.sub(" ", normal)) if word not in _FILLER}
     words.update(char for char in _CJK.findall(normal) if char not in _FILLER_ZH)
     return frozenset(words)
-
-
-def says_no_more(new: str, old: str) -> bool:
-    """Whether ``new`` says nothing that ``old`` does not: its content words are all in ``old``'s."""
-    words = content_words(new)
-    return bool(words) and words <= content_words(old)
