@@ -215,7 +215,7 @@ class ProposalEditForm(ProposalConfirmForm):
     evidence = forms.CharField(label=_("Note to yourself (never shown to assistants)"),
                                max_length=EVIDENCE_MAX, required=False)
     field_order = ["category", "label", "value", "evidence", "share"]
-    resolution = None  # the edit form confirms as the default would
+    resolution = None  # type: ignore[assignment]  # Django's way to drop a field: the edit confirms by default
 
     @classmethod
     def for_proposal(cls, proposal, *, initial_share: bool = False, **kwargs):

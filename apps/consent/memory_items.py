@@ -145,7 +145,8 @@ def as_fact(text: str, heading: str = "") -> ImportedFact:
     """The fact an imported statement says: its slot's label and value where the table knows the slot."""
     statement = _SUBJECT.sub("", _REMEMBER.sub("", text.strip())).strip()
     zh = bool(_CJK.search(statement))
-    key, colon, rest = _KEYED.match(statement).groups() if _KEYED.match(statement) else (statement, "", "")
+    keyed = _KEYED.match(statement)
+    key, colon, rest = keyed.groups() if keyed else (statement, "", "")
     if colon and rest.strip() and len(key.split()) <= 5 and not re.search(r"[.。!?！？]", key):
         label, value = key.strip(), rest.strip()
         return ImportedFact(category_of(f"{label} {value}", heading, slot_of(label)), label, _capital(value))

@@ -135,8 +135,8 @@ _EN_DATE = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.? \
 _ANY_DATE = f"(?:{_ISO}|{_ZH_DATE}|{_EN_DATE})"
 _LEADING_DATE = re.compile(rf"^\s*[\[(（]?(?:saved |added |noted )?({_ANY_DATE})[\])）]?\s*[-–—:：]?\s*", re.IGNORECASE)
 _LEADING_UNDATED = re.compile(r"^\s*\[(?:unknown|undated|no date|n/a|未知|无日期)\]\s*[-–—:：]?\s*", re.IGNORECASE)
-_TRAILING_DATE = re.compile(rf"\s*[\[(（—–-]\s*(?:saved|added|noted|保存于|记录于)?\s*(?:on )?({_ANY_DATE})[\])）]?\s*$",
-                            re.IGNORECASE)
+_TRAILING_DATE = re.compile(
+    rf"\s*[\[(（—–-]\s*(?:saved|added|noted|保存于|记录于)?\s*(?:on )?({_ANY_DATE})[\])）]?\s*$", re.IGNORECASE)
 # Lines around the list that talk to the person rather than about them.
 _CHATTER = re.compile(
     r"(?:here(?:'s| is| are) (?:what|everything|a (?:summary|list))|i remember|i know about you|"

@@ -105,9 +105,9 @@ def fact_meanings(
     if embedder is None or not fact_ids:
         return {}, embedder.name if embedder else None
     wanted = set(fact_ids)
-    rows = [row for row in SearchProjection.objects.filter(
+    rows = [(record, path, bytes(vector)) for record, path, vector in SearchProjection.objects.filter(
         owner_id=owner_id, resource_type=USER_PROFILE, field__in=fields, vector_model=embedder.name,
-    ).values_list("record_id", "field", "vector") if row[0] in wanted]
+    ).values_list("record_id", "field", "vector") if record in wanted and vector is not None]
     if not rows:
         return {}, embedder.name
     matrix, scales = unpack_many([row[2] for row in rows], embedder.dim)

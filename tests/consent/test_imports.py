@@ -73,7 +73,8 @@ def test_each_sample_becomes_suggestions(user, name, expected):
 def test_the_chatter_around_the_list_is_not_a_memory(user):
     memories_import(user=user, data=sample("chatgpt_en.md") + b"\n" + sample("chatgpt_zh.md"))
     words = " ".join(p.value for p in imported(user).values())
-    assert "remember" not in words and "Let me know" not in words and "以下是" not in words and "随时告诉我" not in words
+    for chatter in ("remember", "Let me know", "以下是", "随时告诉我"):
+        assert chatter not in words
 
 
 def test_dates_are_kept_in_the_note_not_the_value(user):
@@ -97,7 +98,8 @@ def test_an_item_for_a_slot_already_filled_is_a_change_and_a_restatement_is_know
 
 
 def test_repeats_within_one_paste_collapse(user):
-    text = "- Lives in Shanghai\n- User lives in Shanghai.\n- 用户住在上海\n- I live in shanghai\n- Has a cat named Luna\n"
+    text = ("- Lives in Shanghai\n- User lives in Shanghai.\n- 用户住在上海\n- I live in shanghai\n"
+            "- Has a cat named Luna\n")
     result = memories_import(user=user, data=text.encode())
     assert result.duplicates == 2 and result.added == 3  # "上海" is another word without the meaning model
     assert [p.value for p in Proposal.objects.filter(owner=user, label="City")] == ["Shanghai"]
@@ -120,8 +122,8 @@ def test_an_expired_import_may_come_again(user, frozen_clock):
 # --- P-2 per item ------------------------------------------------------------------------------------
 
 def test_a_secret_is_refused_and_the_rest_imported(user):
-    text = ("- Lives in Shanghai\n- My bank password is Sunflower2024\n- Github token ghp_a8Kq2LmN4pR7sT9vX1yZ3bC5dE7fG9hJ2kL4\n"
-            "- 验证码是 482913\n- Prefers tea\n")
+    text = ("- Lives in Shanghai\n- My bank password is Sunflower2024\n"
+            "- Github token ghp_a8Kq2LmN4pR7sT9vX1yZ3bC5dE7fG9hJ2kL4\n- 验证码是 482913\n- Prefers tea\n")
     result = memories_import(user=user, data=text.encode())
     assert result.added == 2
     assert [(r.number, r.code) for r in result.refused] == [(2, "secret_detected"), (3, "secret_detected"),

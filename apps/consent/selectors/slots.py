@@ -121,8 +121,8 @@ def _judge(new: _Text, facts: Sequence[tuple[Fact, _Text]]) -> SlotMatch:
 
 # SPEC P-9 (home)
 def slot_judge(*, owner_id: int, items: Sequence[SlotText], within: bool = False) -> list[SlotMatch]:
-    """What each suggested fact is to the active facts of the person ``owner_id``: new, a change of one (same category, same or
-    equivalent label), or already known (its value says nothing more than that fact's).
+    """What each suggested fact is to the active facts of the person ``owner_id``: new, a change of one (same
+    category, same or equivalent label), or already known (its value says nothing more than that fact's).
 
     ``within``: an item that says what an earlier item of ``items`` says is a DUPLICATE of it (an import).
     A fixed number of queries and one call of the meaning model, however many items (SPEC W-6, P-10).

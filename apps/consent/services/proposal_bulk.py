@@ -56,7 +56,8 @@ def proposals_confirm(*, connection: Connection | None, user: User, ids: set[int
     """Confirm the ticked pending suggestions, oldest first, each as confirming it alone would (SPEC P-6, P-9).
 
     Nothing is shared by it (C-2: a replaced fact waits to be shared again). An ``add`` that changes a fact
-    replaces it; one already known closes; a suggestion that an earlier one of the same batch made into something else is left for the person.
+    replaces it; one already known closes; a suggestion that an earlier one of the same batch made into
+    something else is left for the person.
     """
     done = BulkConfirmed()
     for proposal in _pending(connection, user, ids, None).order_by("created_at", "id"):

@@ -42,8 +42,9 @@ class ImportPageMixin(MePage):
     def render_import(self, *, error=None, status=200, proposal_form=None, form=None):
         """The import page; after a refused action, with the reason and the failed suggestion's form."""
         self.nav = "facts"
+        query = self.request.GET
         page = pages.proposal_pages(connection=None, owner=self.request.user, shared={},
-                                    waiting=self.request.GET.get("suggestions"), earlier=self.request.GET.get("earlier"))
+                                    waiting=query.get("suggestions"), earlier=query.get("earlier"))
         failed_pk, failed_form = proposal_form or (None, None)
         for item in page["open_proposals"]:
             if item.state == "pending":
