@@ -129,16 +129,18 @@ def _short_label(text: str) -> str:
 
 
 def category_of(text: str, heading: str, slot: str | None = None) -> str:
-    """The category from the slot, the statement's words or its heading; "" when none tells."""
+    """The category from the slot, the statement's words or its heading; "" when none tells.
+
+    A heading that only says "about you" is weaker than what the statement says ("Prefers …")."""
     if slot is not None:
         return SLOTS[slot][0]
     for code, words in _CATEGORY_WORDS[:2]:
         if words.search(text):
             return code
-    for code, words in _HEADING_WORDS:
-        if heading and words.search(heading):
-            return code
-    return next((code for code, words in _CATEGORY_WORDS[2:] if words.search(text)), "")
+    told = next((code for code, words in _HEADING_WORDS if heading and words.search(heading)), "")
+    if told and told != "basic":
+        return told
+    return next((code for code, words in _CATEGORY_WORDS[2:] if words.search(text)), told)
 
 
 def as_fact(text: str, heading: str = "") -> ImportedFact:

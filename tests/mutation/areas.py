@@ -105,6 +105,19 @@ AREAS = {
              "proposal_expire takes the first pending proposal"),
         ),
     ),
+    "slots": Area(
+        rules="P-9",
+        functions={
+            "apps/consent/slot_words.py": ("label_key", "slot_of", "content_words"),
+            "apps/consent/selectors/slots.py": (
+                "_text", "_similar", "_same_slot", "_says_same", "_fact_texts", "_with_value_meanings", "_judge",
+                "slot_judge",
+            ),
+            "apps/consent/services/proposals.py": ("slot_store", "_confirm_slot"),
+            "apps/consent/services/proposal_bulk.py": ("proposals_confirm",),
+        },
+        tests=("tests/consent/test_slots.py",),
+    ),
     "tokens": Area(
         rules="A-2, A-3",
         functions={

@@ -124,7 +124,8 @@ def slot_judge(*, owner_id: int, items: Sequence[SlotText], within: bool = False
     """What each suggested fact is to the active facts of the person ``owner_id``: new, a change of one (same
     category, same or equivalent label), or already known (its value says nothing more than that fact's).
 
-    ``within``: an item that says what an earlier item of ``items`` says is a DUPLICATE of it (an import).
+    ``within``: an item that says what an earlier item of ``items`` says is a DUPLICATE of it (an import);
+    there, the same label counts in any category (one list filed one memory under two headings).
     A fixed number of queries and one call of the meaning model, however many items (SPEC W-6, P-10).
     """
     if not items:
@@ -141,8 +142,8 @@ def slot_judge(*, owner_id: int, items: Sequence[SlotText], within: bool = False
     judged: list[SlotMatch] = []
     for index, text in enumerate(texts):
         earlier = next((before for before in range(index) if judged[before].kind != DUPLICATE
-                        and _same_slot(text, texts[before]) and _says_same(text, texts[before])), None) \
-            if within else None
+                        and (_same_slot(text, texts[before]) or text.key == texts[before].key)
+                        and _says_same(text, texts[before])), None) if within else None
         if earlier is not None:
             judged.append(SlotMatch(DUPLICATE, earlier=earlier))
         else:
