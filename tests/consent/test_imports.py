@@ -336,3 +336,10 @@ def test_json_shapes(user):
     memories_import(user=user, data=data)
     assert {(p.category, p.label) for p in Proposal.objects.filter(owner=user)} == {
         ("basic", "City"), ("preferences", "Diet"), ("habits", "Runs every morning")}
+
+
+def test_imported_suggestions_are_in_the_persons_download(user):
+    memories_import(user=user, data=b"- Lives in Shanghai")
+    data = json.loads(client_for(user).get("/me/export/").content)
+    assert [(s["label"], s["value"], s["status"]) for s in data["imported_suggestions"]] == [
+        ("City", "Shanghai", "pending")]

@@ -73,7 +73,7 @@ def _connection(connection: Connection, now: datetime) -> dict[str, Any]:
 
 
 def export_for(*, user: User) -> dict[str, Any]:
-    """Everything the product keeps about the person's memory, its sharing and their e-mail choices, in six queries.
+    """Everything the product keeps about the person's memory, its sharing and their e-mail choices, in seven queries.
 
     The access history is read where it tolerates lag (SPEC O-4), everything else from the primary."""
     return pinned_tolerating_lag(lambda history: _export(user, history))
@@ -99,6 +99,9 @@ def _export(user: User, history: str) -> dict[str, Any]:
         "facts": [_fact(fact) for fact in Fact.objects.filter(owner=user).order_by("id")],
         "assistants": [_connection(connection, now) for connection in connections],
         "notices": _notices(user),
+        # SPEC P-10: suggestions the person brought from other assistants (no assistant of ours made them).
+        "imported_suggestions": [_proposal(p, now) for p in Proposal.objects.filter(
+            owner=user, source=Proposal.Source.IMPORT).order_by("created_at", "id")],
     }
 
 
