@@ -137,6 +137,13 @@ def test_meaning_finds_a_translated_value_already_known(user, meaning):
     assert slot_judge_one(owner_id=user.pk, category="basic", label="常住城市", value="北京").kind == "change"
 
 
+def test_meaning_reads_the_suggested_value_as_written(user, meaning):
+    # A name keeps its capital: "Shanghai" / "上海" is 0.92, "shanghai" / "上海" 0.76.
+    city = make_fact(user, category="basic", label="常住城市", value="上海")
+    assert slot_judge_one(owner_id=user.pk, category="basic", label="City", value="Shanghai").fact == city
+    assert slot_judge_one(owner_id=user.pk, category="basic", label="City", value="Shanghai").kind == "known"
+
+
 def test_meaning_within_its_bounds_across_languages(user, meaning):
     # "北京" / "Beijing" is 0.87: known across the languages (0.85), though below the bar within one (0.92).
     city = make_fact(user, category="basic", label="City", value="Beijing")
