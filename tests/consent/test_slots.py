@@ -288,8 +288,9 @@ def test_bulk_confirm_follows_the_same_rules(user, connection, city):
 def test_bulk_confirm_never_fills_one_new_slot_twice(user, connection):
     first = propose(connection, label="City", value="Beijing")
     second = propose(connection, label="Lives in", value="Hangzhou")
-    done = proposals_confirm(connection=connection, user=user, ids={first.pk, second.pk})
-    assert (done.confirmed, done.left) == (1, 1)
+    third = propose(connection, category="preferences", label="Tea", value="Oolong")  # after the one left
+    done = proposals_confirm(connection=connection, user=user, ids={first.pk, second.pk, third.pk})
+    assert (done.confirmed, done.left) == (2, 1)
     second.refresh_from_db()
     assert second.status == "pending" and second.slot == "change"
     assert cities(user) == ["Beijing"]
