@@ -153,6 +153,16 @@ def test_meaning_within_its_bounds_across_languages(user, meaning):
     assert (match.kind, match.fact) == ("change", city)
 
 
+def test_a_fact_not_embedded_yet_is_judged_by_its_words(user, meaning, settings):
+    # Vectors are written by a task in production: until then the fact is compared by its words alone.
+    saved, settings.SEARCH_EMBEDDINGS = settings.SEARCH_EMBEDDINGS, {}
+    colour = make_fact(user, category="preferences", label="Favourite colour", value="Green")
+    settings.SEARCH_EMBEDDINGS = saved
+    assert slot_judge_one(owner_id=user.pk, category="preferences", label="最喜欢的颜色", value="蓝色").kind == ""
+    match = slot_judge_one(owner_id=user.pk, category="preferences", label="Favourite colour", value="Green")
+    assert (match.kind, match.fact) == ("known", colour)
+
+
 def test_meaning_finds_a_translated_label_the_table_does_not_know(user, meaning):
     colour = make_fact(user, category="preferences", label="Favourite colour", value="Green")
     match = slot_judge_one(owner_id=user.pk, category="preferences", label="最喜欢的颜色", value="蓝色")

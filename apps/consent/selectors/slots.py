@@ -126,7 +126,7 @@ def slot_judge(*, owner_id: int, items: Sequence[SlotText], within: bool = False
 
     ``within``: an item that says what an earlier item of ``items`` says is a DUPLICATE of it (an import);
     there, the same label counts in any category (one list filed one memory under two headings).
-    A fixed number of queries and one call of the meaning model, however many items (SPEC W-6, P-10).
+    Two queries and at most three calls of the meaning model, however many items (SPEC W-6, P-10).
     """
     if not items:
         return []
