@@ -15,8 +15,6 @@ from apps.consent.memory_items import SLOT_LABELS
 from apps.consent.models import AccessEvent, Connection, NoticeSettings, Proposal
 from apps.consent.selectors.notices import notice_settings
 from apps.consent.selectors.visibility import shareable_facts
-from apps.consent.services.imports import ImportResult, memories_import
-from apps.consent.slot_words import slot_of
 from apps.consent.services import (
     ProposalError,
     access_event_record,
@@ -26,6 +24,8 @@ from apps.consent.services import (
     proposal_submit,
     shares_set,
 )
+from apps.consent.services.imports import ImportResult, memories_import
+from apps.consent.slot_words import slot_of
 from apps.memory.models import Category, Fact, FactStatus
 
 PENDING_AT_MOST = 100  # SPEC P-8: what one connection may hold waiting
