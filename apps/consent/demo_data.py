@@ -134,9 +134,10 @@ def seed_import(*, owner) -> ImportResult:
     """The demo import (SPEC P-10), idempotent: an import said again adds nothing (``memories_import``)."""
     items = []
     basics = Fact.objects.filter(owner=owner, category=Category.BASIC, status=FactStatus.ACTIVE).order_by("id")
-    fact = next((f for f in basics.only("label", "value") if slot_of(f.label) in DEMO_CHANGES), None)
-    if fact is not None:
-        slot = slot_of(fact.label)
+    found = next(((f, slot) for f in basics.only("label", "value") if (slot := slot_of(f.label)) in DEMO_CHANGES),
+                 None)
+    if found is not None:
+        fact, slot = found
         english, chinese = SLOT_LABELS[slot]
         other = chinese if fact.label.isascii() else english
         items = [f"- {fact.label}: {DEMO_CHANGES[slot]}", f"- {other}: {fact.value}"]
