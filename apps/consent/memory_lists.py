@@ -181,17 +181,20 @@ def _clean(text: str) -> tuple[str, str]:
 def _text_items(text: str) -> list[ListItem]:
     lines = [line.rstrip() for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
     has_markers = any(_MARKER.match(line) for line in lines)
+    filled = [index for index, line in enumerate(lines) if line.strip()]
+    following = dict(zip(filled, [*(lines[index] for index in filled[1:]), ""], strict=True))
+    # The assistant talks to the person around the list: any unmarked line of a list, only the first or last
+    # line of prose (where "I remember …" may be a memory of its own).
+    edges = {filled[0], filled[-1]} if filled else set()
     items: list[ListItem] = []
     heading = ""
-    for index, line in enumerate(lines):
-        if not line.strip():
-            continue
-        following = next((later for later in lines[index + 1:] if later.strip()), "")
-        if (found := _is_heading(line, bool(_MARKER.match(following)), has_markers)) is not None:
+    for index in filled:
+        line = lines[index]
+        if (found := _is_heading(line, bool(_MARKER.match(following[index])), has_markers)) is not None:
             heading = found
             continue
         marked = _MARKER.match(line)
-        if has_markers and not marked and _CHATTER.search(line):
+        if not marked and (has_markers or index in edges) and _CHATTER.search(line):
             continue  # "Here's what I remember about you:", "Let me know if …"
         body = line[marked.end():] if marked else line
         if not marked and has_markers and items and line.startswith((" ", "\t")):
@@ -200,12 +203,10 @@ def _text_items(text: str) -> list[ListItem]:
             body, date = _clean(f"{last.text} {body}")
             items.append(ListItem(body, last.heading, last.date or date))
             continue
-        if not marked and _CHATTER.search(line) and not items:
-            continue
         # Without list markers, prose: one item per sentence.
         pieces = [body] if marked else [piece for piece in _SENTENCE_END.split(body) if piece.strip()]
         for piece in pieces:
             cleaned, date = _clean(piece)
-            if cleaned and not (not marked and _CHATTER.search(cleaned)):
+            if cleaned:
                 items.append(ListItem(cleaned, heading, date))
     return items

@@ -343,3 +343,12 @@ def test_imported_suggestions_are_in_the_persons_download(user):
     data = json.loads(client_for(user).get("/me/export/").content)
     assert [(s["label"], s["value"], s["status"]) for s in data["imported_suggestions"]] == [
         ("City", "Shanghai", "pending")]
+
+
+def test_prose_keeps_a_memory_that_mentions_remembering(user):
+    text = ("Here's what I remember about you:\n"
+            "You live in Shanghai.\nYou remember names badly and prefer name tags at events.\n"
+            "Let me know if anything changed.")
+    memories_import(user=user, data=text.encode())
+    values = {p.value for p in Proposal.objects.filter(owner=user)}
+    assert values == {"Shanghai", "Remember names badly and prefer name tags at events."}
