@@ -352,3 +352,11 @@ def test_prose_keeps_a_memory_that_mentions_remembering(user):
     memories_import(user=user, data=text.encode())
     values = {p.value for p in Proposal.objects.filter(owner=user)}
     assert values == {"Shanghai", "Remember names badly and prefer name tags at events."}
+
+
+def test_the_meaning_model_files_what_no_word_tells(user, meaning):
+    # SPEC P-10, D-2: no heading, slot or keyword says where these go; the model's nearest category does.
+    memories_import(user=user, data=b"- Sleeps badly before deadlines\n- Mentors two junior designers\n- Zxqv blorp")
+    found = {p.label: p.category for p in Proposal.objects.filter(owner=user)}
+    assert found == {"Sleeps badly before deadlines": "health", "Mentors two junior designers": "work_study",
+                     "Zxqv blorp": "uncategorized"}  # gibberish is near nothing
