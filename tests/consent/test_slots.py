@@ -100,12 +100,13 @@ BATCH = [
     SlotText("basic", "City", "Hangzhou"), SlotText("basic", "Pet", "Mochi"),
     SlotText("basic", "Hometown", "Beijing"),  # the same words in another slot: not a repeat
     SlotText("preferences", "Tea", "Oolong"), SlotText("habits", "Tea", "Oolong"),  # one list, two headings
+    SlotText("goals", "Next trip", "Beijing"),  # another category, another label: not a repeat
 ]
 
 
 def test_within_a_batch_a_restatement_of_an_earlier_item_is_a_duplicate(user):
     judged = slot_judge(owner_id=user.pk, within=True, items=BATCH)
-    assert [m.kind for m in judged] == ["", "duplicate", "", "", "", "", "duplicate"]
+    assert [m.kind for m in judged] == ["", "duplicate", "", "", "", "", "duplicate", ""]
     assert (judged[1].earlier, judged[6].earlier) == (0, 5)
 
 

@@ -129,6 +129,10 @@ AREAS = {
             ("apps/consent/services/proposals.py", "core/ReplaceAndWithOr",
              "proposal.slot_version = match.fact.version if proposal.slot and match.fact is not None else None",
              "a stored slot is CHANGE or KNOWN exactly when the judgement names a fact (as above)"),
+            ("apps/consent/services/proposals.py", "core/ReplaceBinaryOperator_Mul_Div",
+             "def slot_store(proposal: Proposal, match: SlotMatch, *, save: bool = True) -> Proposal:",
+             "the signature's ``*`` made ``/``: every caller passes the proposal and the match by position and "
+             "``save`` by name, which both signatures accept"),
             ("apps/consent/services/proposals.py", "core/ReplaceTrueWithFalse",
              "fact = fact_update(fact=fresh.fact, expected_version=locked.slot_version, active_only=True, "
              "**changes)",
