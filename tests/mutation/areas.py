@@ -122,13 +122,6 @@ AREAS = {
              "return one is not None and other is not None and float(np.dot(one, other)) >= at_least",
              "a similarity is a product of float32 vectors: one exactly at a bar (0.82, 0.85, 0.92) is a "
              "measure-zero event no pair of texts is known to reach"),
-            ("apps/consent/services/proposals.py", "core/ReplaceAndWithOr",
-             "fresh_fact = fresh.fact.pk if fresh.fact is not None and fresh.kind in (CHANGE, KNOWN) else None",
-             "slot_judge_one names a fact exactly when it answers CHANGE or KNOWN (DUPLICATE only comes "
-             "with within=True), so the two conditions hold together or not at all"),
-            ("apps/consent/services/proposals.py", "core/ReplaceAndWithOr",
-             "proposal.slot_version = match.fact.version if proposal.slot and match.fact is not None else None",
-             "a stored slot is CHANGE or KNOWN exactly when the judgement names a fact (as above)"),
             ("apps/consent/services/proposals.py", "core/ReplaceBinaryOperator_Mul_Div",
              "def slot_store(proposal: Proposal, match: SlotMatch, *, save: bool = True) -> Proposal:",
              "the signature's ``*`` made ``/``: every caller passes the proposal and the match by position and "
