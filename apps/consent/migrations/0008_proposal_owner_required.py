@@ -1,4 +1,4 @@
-# The owner is filled in by 0006; required from here on, in a transaction of its own (PostgreSQL
+# The owner is filled in by 0007; required from here on, in a transaction of its own (PostgreSQL
 # refuses to alter a table whose deferred foreign-key checks from the backfill are still pending).
 
 import django.db.models.deletion
@@ -9,7 +9,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('consent', '0006_proposal_owner_source_and_slot'),
+        ('consent', '0007_proposal_owner_source_and_slot'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -16,7 +16,7 @@ def owners_from_connections(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('consent', '0005_notice_settings_and_notices_sent'),
+        ('consent', '0006_access_history_time_partitions'),
         ('memory', '0002_fact_evidence_one_line_validator'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
