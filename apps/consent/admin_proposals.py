@@ -43,24 +43,27 @@ class StatusNowFilter(admin.SimpleListFilter):
 
 @admin.register(Proposal)
 class ProposalAdmin(PersonalAdmin):
-    list_display = ("id", "op", "category", "label", "connection", "shown_status", "created_at", "expires_at")
-    list_filter = (StatusNowFilter, "op", "category", "created_at")
-    person = "connection__user"
+    list_display = ("id", "op", "category", "label", "owner", "source", "connection", "shown_status", "created_at",
+                    "expires_at")
+    list_filter = (StatusNowFilter, "source", "op", "category", "slot", "created_at")
+    person = "owner"
     search_also = ("connection__application__name",)
-    list_select_related = ("connection", "connection__user", "connection__application")
+    list_select_related = ("owner", "connection", "connection__user", "connection__application")
     date_hierarchy = "created_at"
     ordering = ("-created_at", "-id")
     actions = ("expire_selected", "expire_due")
     readonly_fields = (
-        "connection", "op", "category", "label", "value", "evidence", "target_fact", "target_version",
-        "shown_status", "fingerprint", "created_at", "expires_at", "decided_at", "result_fact",
+        "owner", "source", "connection", "op", "category", "label", "value", "evidence", "target_fact",
+        "target_version", "slot", "slot_fact", "slot_version", "shown_status", "fingerprint", "created_at",
+        "expires_at", "decided_at", "result_fact",
     )
     fields = readonly_fields  # the status as of now in place of the stored one, which the sweep may not have moved
-    shown = ("id", "connection", "op", "category", "target_fact", "target_version", "shown_status", "created_at",
-             "expires_at", "decided_at", "result_fact")  # not the label, value, evidence or their fingerprint
+    shown = ("id", "owner", "source", "connection", "op", "category", "target_fact", "target_version", "slot",
+             "slot_fact", "slot_version", "shown_status", "created_at", "expires_at", "decided_at",
+             "result_fact")  # not the label, value, evidence or their fingerprint
 
     def has_add_permission(self, request):
-        return False  # proposals come from assistants only
+        return False  # proposals come from assistants and the person's imports only
 
     def has_change_permission(self, request, obj=None):
         return False  # read-only: decisions are the person's, on their page

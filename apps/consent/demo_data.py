@@ -11,6 +11,7 @@ from django.conf import settings
 from django.db import transaction
 from oauth2_provider.models import get_application_model
 
+from apps.consent.memory_items import SLOT_LABELS
 from apps.consent.models import AccessEvent, Connection, NoticeSettings, Proposal
 from apps.consent.selectors.notices import notice_settings
 from apps.consent.selectors.visibility import shareable_facts
@@ -23,7 +24,9 @@ from apps.consent.services import (
     proposal_submit,
     shares_set,
 )
-from apps.memory.models import Category
+from apps.consent.services.imports import ImportResult, memories_import
+from apps.consent.slot_words import slot_of
+from apps.memory.models import Category, Fact, FactStatus
 
 PENDING_AT_MOST = 100  # SPEC P-8: what one connection may hold waiting
 EVENTS = 60  # access events of the first assistant (three pages of history)
@@ -104,3 +107,38 @@ def seed_notices(*, owner) -> None:
     if chosen.pk is None or chosen.digest != NoticeSettings.Digest.OFF:
         notice_settings_save(user=owner, digest=NoticeSettings.Digest.OFF, expiry_notice=chosen.expiry_notice,
                              email=owner.email, language=chosen.language or settings.LANGUAGE_CODE)
+
+
+# SPEC P-9, P-10: what the demo person brings from another assistant. Its first two items are made from one of
+# their facts whose slot the table knows: another value (a contradiction: shown as a change) and the same value
+# under the slot's name in the other language (a restatement: already known); then new memories, one said twice.
+DEMO_CHANGES = {"pronouns": "they/them", "timezone": "Europe/Berlin (UTC+1)", "hometown": "Suzhou",
+                "language": "Mandarin and French", "birthday": "October 3", "name": "Ruoxi"}
+DEMO_IMPORT = """Here's what I remember about you:
+
+**About you**
+{items}
+- Prefers written updates over calls.
+- Is training for the Shanghai half marathon in April.
+- 每周日晚上和父母视频通话。
+
+**Preferences**
+- Prefers written updates over calls.
+- Likes film photography and develops her own rolls.
+
+Let me know if you'd like me to update or forget any of these.
+"""
+
+
+def seed_import(*, owner) -> ImportResult:
+    """The demo import (SPEC P-10), idempotent: an import said again adds nothing (``memories_import``)."""
+    items = []
+    basics = Fact.objects.filter(owner=owner, category=Category.BASIC, status=FactStatus.ACTIVE).order_by("id")
+    found = next(((f, slot) for f in basics.only("label", "value") if (slot := slot_of(f.label)) in DEMO_CHANGES),
+                 None)
+    if found is not None:
+        fact, slot = found
+        english, chinese = SLOT_LABELS[slot]
+        other = chinese if fact.label.isascii() else english
+        items = [f"- {fact.label}: {DEMO_CHANGES[slot]}", f"- {other}: {fact.value}"]
+    return memories_import(user=owner, data=DEMO_IMPORT.format(items="\n".join(items)).encode())

@@ -12,6 +12,7 @@ from django.utils.translation import gettext_lazy as _
 
 from apps.common.i18n import once_per_catalog
 from apps.consent import scopes as scope_rules
+from apps.consent.memory_lists import IMPORT_MAX_BYTES
 from apps.memory.models import Category, Certainty
 from apps.memory.models.facts import EVIDENCE_MAX, LABEL_MAX, VALUE_MAX
 
@@ -200,6 +201,8 @@ class ProposalConfirmForm(forms.Form):
     """Confirm a proposal; ``share`` accepts the offer to share the result with the assistant (SPEC P-6)."""
 
     share = forms.BooleanField(required=False)
+    # SPEC P-9: for an ``add`` that changes a fact, replace it (the default) or keep both.
+    resolution = forms.ChoiceField(choices=[("replace", "replace"), ("keep", "keep")], required=False)
 
 
 class ProposalEditForm(ProposalConfirmForm):
@@ -212,6 +215,7 @@ class ProposalEditForm(ProposalConfirmForm):
     evidence = forms.CharField(label=_("Note to yourself (never shown to assistants)"),
                                max_length=EVIDENCE_MAX, required=False)
     field_order = ["category", "label", "value", "evidence", "share"]
+    resolution = None  # type: ignore[assignment]  # Django's way to drop a field: the edit confirms by default
 
     @classmethod
     def for_proposal(cls, proposal, *, initial_share: bool = False, **kwargs):
@@ -242,3 +246,30 @@ class NoticeSettingsForm(forms.Form):
     def for_settings(cls, chosen, email: str) -> NoticeSettingsForm:
         return cls(initial={"email": email, "digest": chosen.digest, "expiry_notice": chosen.expiry_notice},
                    auto_id="notices-%s")
+
+
+class ImportForm(forms.Form):
+    """A pasted list (``text``) or an uploaded export (``file``), as bytes in ``data`` (SPEC P-10).
+
+    Shape only: what the bytes hold is for the import service to judge. The paste is read as sent, NUL and all,
+    so that it is refused with the import's own reason rather than a form error.
+    """
+
+    file = forms.FileField(label=_("Or upload an export (JSON, Markdown or text)"), required=False)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._code = "import_empty"
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        text = self.data.get("text", "") if self.is_bound else ""
+        upload = cleaned.get("file")
+        if upload and text.strip():
+            self._code = "import_both"
+            raise ValidationError("both", code="import_both")
+        cleaned["data"] = upload.read(IMPORT_MAX_BYTES + 1) if upload else text.encode("utf-8", "surrogatepass")
+        return cleaned
+
+    def code(self) -> str:
+        return self._code

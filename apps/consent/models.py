@@ -74,7 +74,22 @@ class Proposal(models.Model):
         EXPIRED = "expired", _("Expired")
         CONFLICT = "conflict", _("Conflict")
 
-    connection = models.ForeignKey(Connection, on_delete=models.CASCADE, related_name="proposals")
+    class Source(models.TextChoices):
+        ASSISTANT = "assistant", _("Assistant")
+        IMPORT = "import", _("Import")
+
+    class Slot(models.TextChoices):
+        """What the suggestion is to the person's facts (SPEC P-9), as judged when made or reworded."""
+
+        NEW = "", _("New fact")
+        CHANGE = "change", _("Changes a fact")
+        KNOWN = "known", _("Already known")
+
+    # SPEC P-10: an assistant's suggestion belongs to its connection; an imported one to the person alone.
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="proposals")
+    source = models.CharField(_("source"), max_length=10, choices=Source.choices, default=Source.ASSISTANT)
+    connection = models.ForeignKey(Connection, on_delete=models.CASCADE, related_name="proposals",
+                                   null=True, blank=True)
     op = models.CharField(_("operation"), max_length=8, choices=Op.choices)
     category = models.CharField(_("category"), max_length=20, choices=Category.choices, blank=True, default="")
     label = models.CharField(_("label"), max_length=LABEL_MAX, blank=True, default="")
@@ -88,6 +103,10 @@ class Proposal(models.Model):
     expires_at = models.DateTimeField(_("expires"))
     decided_at = models.DateTimeField(_("decided"), null=True, blank=True)
     result_fact = models.ForeignKey(Fact, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    # SPEC P-9: the fact whose slot an ``add`` fills, at the version judged, and how.
+    slot = models.CharField(_("slot"), max_length=8, choices=Slot.choices, blank=True, default=Slot.NEW)
+    slot_fact = models.ForeignKey(Fact, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    slot_version = models.PositiveIntegerField(_("slot fact version when judged"), null=True, blank=True)
 
     class Meta:
         verbose_name = _("proposal")
@@ -97,6 +116,8 @@ class Proposal(models.Model):
             models.Index(fields=["connection", "fingerprint"], name="proposal_conn_fingerprint"),
             # The expiry sweep (SPEC J-1) looks for pending rows past expires_at.
             models.Index(fields=["status", "expires_at"], name="proposal_status_expires"),
+            # The person's inbox of imported suggestions (SPEC P-10).
+            models.Index(fields=["owner", "source", "status"], name="proposal_owner_source"),
         ]
         constraints = [
             # SPEC P-4: one live proposal per (connection, normalized arguments), even under races.
@@ -112,6 +133,18 @@ class Proposal(models.Model):
             ),
             models.CheckConstraint(
                 condition=Q(op="add") | Q(target_version__isnull=False), name="proposal_target_version_required"
+            ),
+            # SPEC P-10: an imported suggestion has no assistant; every other one has one.
+            models.CheckConstraint(
+                condition=Q(source="import", connection__isnull=True, op="add")
+                | Q(source="assistant", connection__isnull=False),
+                name="proposal_source_owner",
+            ),
+            # An import said again finds its waiting suggestion instead of adding another.
+            models.UniqueConstraint(
+                fields=["owner", "fingerprint"],
+                condition=Q(status="pending", source="import"),
+                name="proposal_one_pending_import",
             ),
         ]
 

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from apps.consent.views import assistants, export, facts, notices, proposals, staff_access
+from apps.consent.views import assistants, export, facts, imports, notices, proposals, staff_access
 
 app_name = "consent"
 
@@ -14,6 +14,10 @@ urlpatterns = [
     path("me/facts/<int:pk>/archive/", facts.FactArchiveView.as_view(), name="fact-archive"),
     path("me/facts/<int:pk>/restore/", facts.FactRestoreView.as_view(), name="fact-restore"),
     path("me/facts/<int:pk>/sensitive/", facts.FactSensitiveView.as_view(), name="fact-sensitive"),
+    # SPEC P-10: bringing memories in; the imported suggestions wait on the same page.
+    path("me/facts/import/", imports.ImportView.as_view(), name="import"),
+    path("me/facts/import/suggestions/confirm/", proposals.ProposalsConfirmView.as_view(), name="imported-confirm"),
+    path("me/facts/import/suggestions/ignore/", proposals.ProposalsIgnoreView.as_view(), name="imported-ignore"),
     path("me/assistants/", assistants.AssistantsView.as_view(), name="assistants"),
     path("me/assistants/<int:pk>/", assistants.AssistantView.as_view(), name="assistant"),
     path("me/assistants/<int:pk>/shares/", assistants.SharesView.as_view(), name="assistant-shares"),
@@ -21,6 +25,8 @@ urlpatterns = [
     path("me/assistants/<int:pk>/revoke/", assistants.RevokeView.as_view(), name="assistant-revoke"),
     path("me/assistants/<int:pk>/suggestions/ignore/", proposals.ProposalsIgnoreView.as_view(),
          name="assistant-ignore"),
+    path("me/assistants/<int:pk>/suggestions/confirm/", proposals.ProposalsConfirmView.as_view(),
+         name="assistant-confirm"),
     path("me/proposals/<int:pk>/confirm/", proposals.ProposalConfirmView.as_view(), name="proposal-confirm"),
     path("me/proposals/<int:pk>/edit/", proposals.ProposalEditView.as_view(), name="proposal-edit"),
     path("me/proposals/<int:pk>/ignore/", proposals.ProposalIgnoreView.as_view(), name="proposal-ignore"),

@@ -15,7 +15,9 @@ from apps.common.errors import CodedError
 from apps.memory.models import Fact
 from apps.retrieval import hybrid
 from apps.retrieval.backends import SearchScope, get_search_backend
-from apps.retrieval.indexing import query_terms
+from apps.retrieval.embeddings import EmbeddingUnavailable, get_embedder
+from apps.retrieval.embeddings.codec import unpack_many
+from apps.retrieval.indexing import normalize, query_terms
 from apps.retrieval.models import SearchProjection
 from apps.retrieval.registry import indexed_type
 from apps.retrieval.searchable import USER_PROFILE, USER_PROFILE_FIELDS
@@ -87,3 +89,38 @@ def search_visible_matches(*, owner_id: int, visible: QuerySet[Fact] | tuple[str
         has_more=more,
         window_exhausted=exhausted,
     )
+
+
+# --- Meaning of a person's facts, for rules that compare texts (SPEC P-9) --------------------------
+
+def fact_meanings(
+    *, owner_id: int, fact_ids: list[int], fields: tuple[str, ...] = USER_PROFILE_FIELDS,
+) -> tuple[dict[tuple[int, str], Any], str | None]:
+    """The stored meaning vectors of these facts' ``fields``: ``{(fact id, "/label"|"/value"): vector}``.
+
+    One query. Only vectors of the configured model count; a fact not embedded yet is simply absent.
+    Returns the model's name too (None when meaning is off), for embedding other texts alike.
+    """
+    embedder = get_embedder()
+    if embedder is None or not fact_ids:
+        return {}, embedder.name if embedder else None
+    wanted = set(fact_ids)
+    rows = [(record, path, bytes(vector)) for record, path, vector in SearchProjection.objects.filter(
+        owner_id=owner_id, resource_type=USER_PROFILE, field__in=fields, vector_model=embedder.name,
+    ).values_list("record_id", "field", "vector") if record in wanted and vector is not None]
+    if not rows:
+        return {}, embedder.name
+    matrix, scales = unpack_many([row[2] for row in rows], embedder.dim)
+    vectors = matrix.astype("float32") * scales[:, None]
+    return {(row[0], row[1]): vectors[index] for index, row in enumerate(rows)}, embedder.name
+
+
+def text_meanings(texts: list[str], *, normal: bool = True) -> Any | None:
+    """Meaning vectors of ``texts``, normalised first as stored fields are (``normal``), or None without meaning."""
+    embedder = get_embedder()
+    if embedder is None:
+        return None
+    try:
+        return embedder.embed([normalize(text) if normal else text for text in texts])
+    except EmbeddingUnavailable:
+        return None  # the rule falls back to words (docs/pages.md)

@@ -19,6 +19,7 @@ from apps.consent.services import (
     proposal_submit,
     shares_set,
 )
+from apps.consent.services.imports import memories_import
 from apps.memory.models import Category
 from apps.memory.services import fact_archive, fact_create
 from tests.e2e.test_pages_flow import LANGUAGES, PASSWORD, PHONE, log_in
@@ -56,6 +57,8 @@ def world(language: str) -> dict:
     decided = proposal_submit(connection=connection, arguments={
         "op": "add", "category": "habits", "label": CHINESE[:40], "value": f"{URL} {CHINESE}"[:300]})
     proposal_ignore(proposal=decided, user=user)  # listed under the earlier suggestions
+    # SPEC P-9, P-10: imported memories, one of them changing the "Blog" fact (shown side by side).
+    memories_import(user=user, data=f"- Blog: {URL}/new\n- {CHINESE[:200]}\n- Lives in {URL}".encode())
     return {"user": user, "application": application, "connection": connection}
 
 
@@ -85,6 +88,7 @@ def test_every_page_fits_a_phone(live_server, transactional_db, browser, artifac
         # The parts listed on request: earlier suggestions and the facts that cannot be shared.
         "assistant-listed": f"/me/assistants/{data['connection'].pk}/?earlier=1&blocked=1",
         "notices": "/me/notices/",  # the header counts the waiting suggestions on each page (SPEC W-7)
+        "import": "/me/facts/import/",
         "consent": authorize_url(data["application"].client_id, challenge, redirect_uri=REDIRECT),
     }
     wide = {}

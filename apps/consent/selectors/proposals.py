@@ -11,9 +11,9 @@ if TYPE_CHECKING:
 
 
 def proposal_for_user(*, user: User, proposal_id: int) -> Proposal | None:
-    """One proposal of one of ``user``'s connections, or None (never another person's)."""
+    """One of ``user``'s suggestions (from an assistant or an import), or None (never another person's)."""
     return (
-        Proposal.objects.filter(pk=proposal_id, connection__user=user)
-        .select_related("connection", "connection__application", "target_fact", "result_fact")
+        Proposal.objects.filter(pk=proposal_id, owner=user)
+        .select_related("connection", "connection__application", "target_fact", "result_fact", "slot_fact")
         .first()
     )

@@ -48,9 +48,13 @@ __all__ += [
     "proposal_submit",
 ]
 
-from apps.consent.services.proposal_bulk import proposals_ignore  # noqa: E402 - grouped with its section
+from apps.consent.services.proposal_bulk import (  # noqa: E402 - grouped with its section
+    BulkConfirmed,
+    proposals_confirm,
+    proposals_ignore,
+)
 
-__all__ += ["proposals_ignore"]
+__all__ += ["BulkConfirmed", "proposals_confirm", "proposals_ignore"]
 
 # E-mail about waiting suggestions (SPEC W-7).
 from apps.consent.services.notices import (  # noqa: E402 - grouped with its section

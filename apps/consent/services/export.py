@@ -110,6 +110,9 @@ def _export(user: User, history: str) -> dict[str, Any]:
         "assistants": [_connection(connection, now) for connection in connections],
         "notices": _notices(user),
         "staff_access": [_staff_access(record) for record in records_for(person=user).order_by("at", "id")],
+        # SPEC P-10: suggestions the person brought from other assistants (no assistant of ours made them).
+        "imported_suggestions": [_proposal(p, now) for p in Proposal.objects.filter(
+            owner=user, source=Proposal.Source.IMPORT).order_by("created_at", "id")],
     }
 
 

@@ -15,6 +15,7 @@ from django.db.models import Case, Value, When
 
 from apps.common import clock
 from apps.consent.models import Connection, FactShare, Proposal
+from apps.consent.selectors.slots import CHANGE, KNOWN, SlotMatch, slot_judge_one
 from apps.consent.selectors.visibility import connection_categories, shareable_facts, visible_facts
 from apps.consent.services.connections import ConsentError
 from apps.consent.services.proposal_checks import (
@@ -36,6 +37,7 @@ from apps.consent.services.proposal_checks import (
 )
 from apps.memory.models import Category, Fact, FactStatus
 from apps.memory.services import fact_archive, fact_create, fact_update
+from apps.memory.services.facts import FactArchived, FactVersionConflict
 
 if TYPE_CHECKING:
     from apps.accounts.models import User
@@ -46,6 +48,10 @@ PROPOSAL_LIFETIME = timedelta(days=30)  # SPEC P-5, D-5
 # Codes of refused actions on the page (not MCP tool codes).
 FORBIDDEN = "forbidden"
 NOT_PENDING = "not_pending"
+SLOT_CHANGED = "slot_changed"  # SPEC P-9: the person's facts changed what the suggestion is; shown again
+
+# How the person resolves an ``add`` that changes a fact (SPEC P-9): the default replaces it.
+REPLACE, KEEP = "replace", "keep"
 
 Status = Proposal.Status
 
@@ -148,10 +154,14 @@ def _submit(connection: Connection, args: ProposalArguments) -> Proposal | Propo
     if (refused := _pending_cap_error(connection, now)) is not None:
         return refused
     proposal = Proposal(
-        connection=connection, op=args.op, category=args.category, label=args.label, value=args.value,
+        owner_id=connection.user_id, source=Proposal.Source.ASSISTANT, connection=connection, op=args.op,
+        category=args.category, label=args.label, value=args.value,
         evidence=args.evidence, target_fact=target, target_version=target.version if target else None,
         status=Status.PENDING, fingerprint=digest, created_at=now, expires_at=now + PROPOSAL_LIFETIME,
     )
+    if args.op == ADD:  # SPEC P-9: judged once here, shown from the row; the answer stays P-4's
+        slot_store(proposal, slot_judge_one(owner_id=connection.user_id, category=args.category,
+                                            label=args.label, value=args.value), save=False)
     try:
         with transaction.atomic():
             proposal.save()
@@ -189,8 +199,8 @@ def _lock(proposal: Proposal, user: User) -> Proposal:
     locked = (
         Proposal.objects.select_for_update(of=("self",)).select_related("connection").filter(pk=proposal.pk).first()
     )
-    if locked is None or locked.connection.user_id != user.pk:
-        raise ProposalError(FORBIDDEN, "this proposal does not belong to one of your assistants")
+    if locked is None or locked.owner_id != user.pk:
+        raise ProposalError(FORBIDDEN, "this proposal is not one of your suggestions")
     return locked
 
 
@@ -226,11 +236,23 @@ def _decide(proposal: Proposal, status: str, now: datetime, result_fact: Fact | 
     return proposal
 
 
-def _share(connection: Connection, fact: Fact, *, only_if_shared: bool) -> None:
+def slot_store(proposal: Proposal, match: SlotMatch, *, save: bool = True) -> Proposal:
+    """Record what an ``add`` is to the person's facts (SPEC P-9), as ``slot_judge`` found it."""
+    proposal.slot = match.kind if match.kind in (CHANGE, KNOWN) else Proposal.Slot.NEW
+    proposal.slot_fact = match.fact if proposal.slot else None
+    proposal.slot_version = match.fact.version if proposal.slot and match.fact is not None else None
+    if save:
+        proposal.save(update_fields=["slot", "slot_fact", "slot_version"])
+    return proposal
+
+
+def _share(connection: Connection | None, fact: Fact, *, only_if_shared: bool) -> None:
     """Share ``fact`` at its current version with ``connection`` when the rules allow (SPEC C-1, C-3).
 
-    Locks the connection row, so a share never lands on a connection being revoked.
+    Locks the connection row, so a share never lands on a connection being revoked. An import has none.
     """
+    if connection is None:
+        return
     locked = Connection.objects.select_for_update().get(pk=connection.pk)
     if locked.revoked_at is not None or not shareable_facts(connection=locked).filter(pk=fact.pk).exists():
         return
@@ -241,8 +263,38 @@ def _share(connection: Connection, fact: Fact, *, only_if_shared: bool) -> None:
         FactShare.objects.create(connection=locked, fact=fact, fact_version=fact.version, shared_at=clock.now())
 
 
-def _confirm(locked: Proposal, now: datetime, user: User, share_with_connection: bool) -> Proposal:
+def _confirm_slot(locked: Proposal, now: datetime, user: User, share: bool) -> Proposal | ProposalError | None:
+    """SPEC P-9: confirm an ``add`` as the page showed it — replace the fact, or close it as already known.
+
+    Judged again first: when the person's facts now make it something else, it is recorded and refused, so
+    the person decides on what is true now. None: it is a new fact.
+    """
+    fresh = slot_judge_one(owner_id=user.pk, category=locked.category, label=locked.label, value=locked.value)
+    fresh_fact = fresh.fact.pk if fresh.fact is not None and fresh.kind in (CHANGE, KNOWN) else None
+    if (fresh.kind if fresh_fact else "", fresh_fact) != (locked.slot, locked.slot_fact_id):
+        slot_store(locked, fresh)
+        return ProposalError(SLOT_CHANGED, "your facts changed what this suggestion is; look at it again")
+    if fresh.fact is None:
+        return None
+    if fresh.kind == KNOWN:  # what a fact already says: nothing changes
+        return _decide(locked, Status.CONFIRMED, now, result_fact=fresh.fact)
+    changes = {"value": locked.value, **({"evidence": locked.evidence} if locked.evidence else {})}
+    try:  # SPEC P-6, C-2: an update of the fact at the version the suggestion was judged against
+        fact = fact_update(fact=fresh.fact, expected_version=locked.slot_version, active_only=True, **changes)
+    except (FactVersionConflict, FactArchived):
+        return _decide(locked, Status.CONFLICT, now)
+    if share:
+        _share(locked.connection, fact, only_if_shared=True)  # kept shared with the assistant that suggested it
+    return _decide(locked, Status.CONFIRMED, now, result_fact=fact)
+
+
+def _confirm(locked: Proposal, now: datetime, user: User, share_with_connection: bool,
+             resolution: str = REPLACE) -> Proposal | ProposalError:
     if locked.op == ADD:
+        if resolution != KEEP:
+            decided = _confirm_slot(locked, now, user, share_with_connection)
+            if decided is not None:
+                return decided
         fact = fact_create(owner=user, category=locked.category, label=locked.label, value=locked.value,
                            evidence=locked.evidence)
         if share_with_connection:
@@ -273,12 +325,16 @@ def _confirm(locked: Proposal, now: datetime, user: User, share_with_connection:
 
 
 # SPEC P-6 (home)
-def proposal_confirm(*, proposal: Proposal, user: User, share_with_connection: bool = True) -> Proposal:
-    """Apply a pending proposal for its owner (SPEC P-5, P-6).
+def proposal_confirm(*, proposal: Proposal, user: User, share_with_connection: bool = True,
+                     resolution: str = REPLACE) -> Proposal:
+    """Apply a pending proposal for its owner (SPEC P-5, P-6, P-9).
 
-    An update or archive of a fact changed since becomes ``conflict`` (returned, not raised).
+    An update or archive of a fact changed since becomes ``conflict`` (returned, not raised). An ``add`` that
+    changes a fact replaces it (``resolution=KEEP``: added beside it); one already known changes nothing.
     """
-    return _act(proposal, user, lambda locked, now: _confirm(locked, now, user, share_with_connection))
+    if resolution not in (REPLACE, KEEP):
+        raise ProposalError(INVALID_ARGUMENT, f"resolution must be {REPLACE} or {KEEP}", "resolution")
+    return _act(proposal, user, lambda locked, now: _confirm(locked, now, user, share_with_connection, resolution))
 
 
 def proposal_ignore(*, proposal: Proposal, user: User) -> Proposal:
@@ -286,7 +342,7 @@ def proposal_ignore(*, proposal: Proposal, user: User) -> Proposal:
     return _act(proposal, user, lambda locked, now: _decide(locked, Status.IGNORED, now))
 
 
-def _edit(locked: Proposal, now: datetime, changes: dict[str, str]) -> Proposal | ProposalError:
+def _edit(locked: Proposal, user: User, changes: dict[str, str]) -> Proposal | ProposalError:
     for name, text in changes.items():
         if not isinstance(text, str):
             return ProposalError(INVALID_ARGUMENT, f"{name} must be a string", name)
@@ -311,6 +367,9 @@ def _edit(locked: Proposal, now: datetime, changes: dict[str, str]) -> Proposal 
         setattr(locked, name, text)
     # The fingerprint stays that of what the assistant sent: sending it again finds this proposal.
     locked.save(update_fields=list(merged))
+    if locked.op == ADD:  # SPEC P-9: new words may fill another slot, or none
+        slot_store(locked, slot_judge_one(owner_id=user.pk, category=locked.category, label=locked.label,
+                                          value=locked.value))
     return locked
 
 
@@ -322,7 +381,7 @@ def proposal_edit(*, proposal: Proposal, user: User, category: str | None = None
     """
     given = {"category": category, "label": label, "value": value, "evidence": evidence}
     changes = {name: text for name, text in given.items() if text is not None}
-    return _act(proposal, user, lambda locked, now: _edit(locked, now, changes))
+    return _act(proposal, user, lambda locked, now: _edit(locked, user, changes))
 
 
 # --- Expiry (SPEC P-5, J-1, J-2) ------------------------------------------------------------------

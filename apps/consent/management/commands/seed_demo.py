@@ -5,7 +5,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from apps.consent.demo_data import seed_assistants, seed_notices
+from apps.consent.demo_data import seed_assistants, seed_import, seed_notices
 from apps.memory.demo_data import seed_demo
 
 
@@ -54,6 +54,12 @@ class Command(BaseCommand):
             f"{seeded.archived} archived) and the demo week's records."
         ))
         seed_notices(owner=user)  # SPEC W-7: the demo person gets no digest
+        # SPEC P-9, P-10: memories brought from another assistant, waiting under Personal info → Bring your memories.
+        imported = seed_import(owner=user)
+        self.stdout.write(self.style.SUCCESS(
+            f"Imported memories: {imported.added} suggestions added ({imported.changes} changing a fact, "
+            f"{imported.known} already known), {imported.already} there from an earlier run."
+        ))
         if assistants:
             # The person's side of consent builds on the facts made above.
             added = seed_assistants(owner=user, assistants=assistants, suggestions=suggestions)
