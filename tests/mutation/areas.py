@@ -187,17 +187,17 @@ AREAS = {
             "tests/retrieval/layer/test_operations.py",
         ),
         equivalent=(
-            ("apps/retrieval/layer/searching.py", "core/ReplaceAndWithOr",
-             "if token == pointers.WILDCARD and isinstance(value, list):",
+            ("apps/retrieval/layer/pointers.py", "core/ReplaceAndWithOr",
+             "if token == WILDCARD and isinstance(value, list):",
              "declarations reach a list only through * and the services store every list field as a list, never "
              "null, so the two conditions hold together or not at all"),
-            ("apps/retrieval/layer/searching.py", "core/ReplaceAndWithOr",
+            ("apps/retrieval/layer/pointers.py", "core/ReplaceAndWithOr",
              "elif isinstance(value, dict) and token in value:",
              "a record's document carries every declared key of an object, null when absent, so an object on "
              "a searchable path always holds the next token (test_search_confirm.py passes over a nameless "
              "participant either way)"),
-            ("apps/retrieval/layer/searching.py", "core/ReplaceAndWithOr",
-             "return [(pointers.join(tokens), value) for tokens, value in found if isinstance(value, str) and value]",
+            ("apps/retrieval/layer/pointers.py", "core/ReplaceAndWithOr",
+             "return [(join(tokens), value) for tokens, value in found if isinstance(value, str) and value]",
              "only string and text fields can be declared searchable (declarations.py), so a value is a string or "
              "null; an empty string let through matches no term"),
             ("apps/retrieval/layer/searching.py", "core/NumberReplacer",
