@@ -7,3 +7,4 @@ class OauthConfig(AppConfig):
 
     def ready(self) -> None:
         from apps.oauth import deactivation  # noqa: F401  (signal receivers, SPEC A-11)
+        from apps.oauth import public_clients  # noqa: F401  (a public client keeps no secret)
