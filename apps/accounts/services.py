@@ -123,8 +123,13 @@ class FactorsRemoved:
 
 
 @transaction.atomic
-def second_factor_reset(*, user: User) -> FactorsRemoved:
-    """Remove every second factor of ``user`` (an operator's command, for a lost factor): next login enrols anew."""
+def second_factor_reset(*, user: User, operator: User | None, reason: str, ticket: str = "") -> FactorsRemoved:
+    """Remove every second factor of ``user`` (an operator's command, for a lost factor): next login enrols anew.
+
+    ``operator`` (the staff account running it, if any), ``reason`` and ``ticket`` are recorded with it.
+    """
+    if not reason.strip():
+        raise SecondFactorError("reason_required")
     removed = FactorsRemoved(
         authenticator_apps=TOTPDevice.objects.filter(user=user).delete()[0],
         passkeys=WebAuthnCredential.objects.filter(user=user).delete()[0],
