@@ -235,3 +235,22 @@ def test_new_recovery_codes_replace_the_old(user):
     password_login(client, "alice", "alice-password")
     assert client.post("/accounts/second-factor/", {"code": old[0]}).status_code == 400
     assert device.pk
+
+
+# SPEC A-11, AD-3: a refused passkey counts like a wrong code; at the limit the passkey check is refused too.
+def test_refused_passkeys_are_counted(user):
+    from django_otp_webauthn.models import WebAuthnCredential
+
+    WebAuthnCredential.objects.create(user=user, name="Key", credential_id=b"id", public_key=b"key",
+                                      sign_count=0, credential_id_sha256="0" * 64)
+    client = browser()
+    password_login(client, "alice", "alice-password")
+    for _ in range(LIMIT):
+        assert client.post("/webauthn/authentication/begin/").status_code == 200
+        refused = client.post("/webauthn/authentication/complete/", '{"id": "x"}', content_type="application/json")
+        assert 400 <= refused.status_code < 500 and refused.status_code != 429
+    assert SecondFactorFailure.objects.filter(user=user).count() == LIMIT
+    client.post("/webauthn/authentication/begin/")
+    locked = client.post("/webauthn/authentication/complete/", '{"id": "x"}', content_type="application/json")
+    assert locked.status_code == 429 and locked.json()["code"] == "locked"
+    assert client.get("/me/facts/").status_code == 302
