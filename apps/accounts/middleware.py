@@ -43,7 +43,7 @@ def on_logged_in(sender: Any, request: HttpRequest | None = None, user: Any = No
 def second_factor_due(request: HttpRequest) -> str | None:
     """``VERIFY`` (give your factor), ``ENROL`` (staff: add one first) or ``None`` (nothing is due)."""
     user = request.user
-    if not user.is_authenticated or user.is_verified():  # type: ignore[union-attr]  # django-otp's middleware
+    if not user.is_authenticated or user.is_verified():  # type: ignore[attr-defined]  # django-otp's middleware
         return None
     remembered = request.session.get(SESSION_KEY)
     if remembered is None or remembered:

@@ -73,6 +73,9 @@ class RecoveryCode(models.Model):
     class Meta:
         verbose_name = _("recovery code")
 
+    def __str__(self) -> str:
+        return f"recovery code {self.pk}"  # never the digest
+
 
 class SecondFactorFailure(models.Model):
     """One wrong second factor (SPEC A-11): counted per account and per address, like a wrong password."""
@@ -87,3 +90,6 @@ class SecondFactorFailure(models.Model):
             models.Index(fields=["user", "at"], name="second_factor_user_at"),
             models.Index(fields=["ip_address", "at"], name="second_factor_address_at"),
         ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} {self.ip_address or '-'} {self.at:%Y-%m-%d %H:%M}"

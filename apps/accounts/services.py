@@ -73,7 +73,7 @@ def totp_device_remove(*, user: User) -> int:
 
     Without a passkey left, the recovery codes go too: they lead back to a factor the person no longer has.
     """
-    removed = TOTPDevice.objects.filter(user=user).delete()[0]
+    removed = int(TOTPDevice.objects.filter(user=user).delete()[0])
     if not WebAuthnCredential.objects.filter(user=user).exists():
         RecoveryCodes.objects.filter(user=user).delete()
     return removed
