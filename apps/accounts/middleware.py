@@ -48,8 +48,10 @@ def second_factor_due(request: HttpRequest) -> str | None:
     remembered = request.session.get(SESSION_KEY)
     if remembered is None or remembered:
         # A session from before this check, or one whose factor may have been reset since: ask the database.
-        remembered = has_second_factor(user=user)
-        request.session[SESSION_KEY] = remembered
+        found = has_second_factor(user=user)
+        if found != remembered:  # written only when it changes: no session save on every page
+            request.session[SESSION_KEY] = found
+        remembered = found
     if remembered:
         return VERIFY
     return ENROL if user.is_staff else None

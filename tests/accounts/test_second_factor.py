@@ -254,3 +254,16 @@ def test_refused_passkeys_are_counted(user):
     locked = client.post("/webauthn/authentication/complete/", '{"id": "x"}', content_type="application/json")
     assert locked.status_code == 429 and locked.json()["code"] == "locked"
     assert client.get("/me/facts/").status_code == 302
+
+
+# SPEC AD-3: what the pages cost — a fixed number of statements, whatever the person has.
+def test_the_pages_statements(user, django_assert_max_num_queries):
+    authenticator(user)
+    recovery_codes_issue(user=user, name="Recovery codes")
+    client = browser()
+    password_login(client, "alice", "alice-password")
+    with django_assert_max_num_queries(6):  # session, user, then the authenticator app, passkeys, recovery codes
+        assert client.get("/accounts/second-factor/").status_code == 200
+    verified_login(client, user)
+    with django_assert_max_num_queries(9):  # session, user, the verifying device, status, factors
+        assert client.get("/me/security/").status_code == 200
