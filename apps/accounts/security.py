@@ -27,7 +27,7 @@ from django_otp import login as otp_login
 
 from apps.accounts import services
 from apps.accounts.lockout import lockout_response
-from apps.accounts.middleware import SESSION_KEY
+from apps.accounts.middleware import SESSION_KEY, VERIFY, second_factor_due
 from apps.accounts.passkeys import passkeys_available
 from apps.accounts.selectors import factors_of
 from apps.common.addresses import client_ip_address
@@ -68,7 +68,7 @@ class SecondFactorView(LoginRequiredMixin, View):
         return render(self.request, self.template_name, context, status=status)
 
     def get(self, request: HttpRequest) -> HttpResponse:
-        if request.user.is_verified():  # type: ignore[union-attr]  # django-otp's middleware
+        if second_factor_due(request) != VERIFY:  # verified already, or nothing to give (yet)
             return HttpResponseRedirect(_safe_next(request, reverse("consent:facts")))
         return self.render_form()
 

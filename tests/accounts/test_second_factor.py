@@ -267,3 +267,12 @@ def test_the_pages_statements(user, django_assert_max_num_queries):
     verified_login(client, user)
     with django_assert_max_num_queries(9):  # session, user, the verifying device, status, factors
         assert client.get("/me/security/").status_code == 200
+
+
+# SPEC AD-3: the second-factor page sends on whoever owes nothing (no factor, or already given).
+def test_the_page_sends_on_whoever_owes_nothing(user):
+    client = browser()
+    password_login(client, "alice", "alice-password")
+    assert client.get("/accounts/second-factor/?next=/me/assistants/").url == "/me/assistants/"
+    verified_login(client, user)
+    assert client.get("/accounts/second-factor/?next=https://evil.example/").url == "/me/facts/"
