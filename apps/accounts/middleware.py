@@ -41,7 +41,16 @@ def on_logged_in(sender: Any, request: HttpRequest | None = None, user: Any = No
 
 
 def second_factor_due(request: HttpRequest) -> str | None:
-    """``VERIFY`` (give your factor), ``ENROL`` (staff: add one first) or ``None`` (nothing is due)."""
+    """``VERIFY`` (give your factor), ``ENROL`` (staff: add one first) or ``None`` (nothing is due).
+
+    Worked out once per request (the middleware's answer is kept on the request for the views).
+    """
+    if not hasattr(request, "_second_factor_due"):
+        request._second_factor_due = _due(request)  # type: ignore[attr-defined]
+    return request._second_factor_due  # type: ignore[attr-defined]
+
+
+def _due(request: HttpRequest) -> str | None:
     user = request.user
     if not user.is_authenticated or user.is_verified():  # type: ignore[attr-defined]  # django-otp's middleware
         return None
