@@ -67,7 +67,7 @@ def _due(request: HttpRequest) -> str | None:
 
 
 # Paths open to a session that still owes its factor, by what it owes. Prefixes.
-_ALWAYS = ("/accounts/logout/", "/i18n/", "/static/", "/webauthn/jsi18n/")
+_ALWAYS = ("/accounts/logout/", "/i18n/", "/static/", "/webauthn/jsi18n/", "/notices/unsubscribe/")
 _OPEN = {
     ENROL: (*_ALWAYS, "/me/security/", "/webauthn/registration/"),
     VERIFY: (*_ALWAYS, "/accounts/second-factor/", "/webauthn/authentication/"),
