@@ -63,7 +63,7 @@ class SecondFactorView(LoginRequiredMixin, View):
 
     def render_form(self, error: str = "", status: int = 200) -> HttpResponse:
         factors = factors_of(user=self.request.user)  # type: ignore[arg-type]  # behind the login
-        context = {"factors": factors, "error": error, "next": _safe_next(self.request, ""),
+        context = {"factors": factors, "error": error, "next": _safe_next(self.request, ""), "owes_second_factor": True,
                    "passkeys": bool(factors.passkeys) and passkeys_available()}
         return render(self.request, self.template_name, context, status=status)
 

@@ -276,3 +276,12 @@ def test_the_page_sends_on_whoever_owes_nothing(user):
     assert client.get("/accounts/second-factor/?next=/me/assistants/").url == "/me/assistants/"
     verified_login(client, user)
     assert client.get("/accounts/second-factor/?next=https://evil.example/").url == "/me/facts/"
+
+
+# SPEC AD-3: before the factor, the header shows nothing of the person's (no links, no waiting count).
+def test_nothing_personal_before_the_factor(user):
+    authenticator(user)
+    client = browser()
+    password_login(client, "alice", "alice-password")
+    page = client.get("/accounts/second-factor/").content.decode()
+    assert 'class="site-nav"' not in page and "/me/facts/" not in page
