@@ -2,6 +2,7 @@
 
 from datetime import timedelta
 from typing import Any
+from urllib.parse import urlsplit
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
@@ -27,6 +28,9 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "axes",  # login throttling (SPEC A-11)
+    "django_otp",  # second factors (SPEC AD-3, docs/accounts.md)
+    "django_otp.plugins.otp_totp",  # an authenticator app (TOTP)
+    "django_otp_webauthn",  # passkeys
     "csp",
     "rest_framework",
     "oauth2_provider",
@@ -50,6 +54,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django_otp.middleware.OTPMiddleware",  # request.user.is_verified(): a second factor was given
+    "apps.accounts.middleware.SecondFactorMiddleware",  # SPEC AD-3: no page before it, where one is needed
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Last, as django-axes requires: turns a locked-out login into the lockout page (SPEC A-11).
@@ -149,6 +155,17 @@ AXES_VERBOSE = False  # no start-up banner on every command; lockouts are still 
 AXES_CLIENT_IP_CALLABLE = "apps.common.addresses.client_ip_address"  # as the registration limit counts it
 AXES_LOCKOUT_CALLABLE = "apps.accounts.lockout.lockout_response"
 AXES_ALLOWED_CORS_ORIGINS = PUBLIC_BASE_URL
+# SPEC AD-3: second factors (apps/accounts, docs/accounts.md). Staff and everyone who added one give it after
+# the password; wrong ones count per account and per address with the limits above (SPEC A-11).
+OTP_TOTP_ISSUER = "LifeOS Memory"
+OTP_ADMIN_HIDE_SENSITIVE_DATA = True  # the admin never shows an authenticator's key or its QR code
+OTP_WEBAUTHN_HELPER_CLASS = "apps.accounts.passkeys.PasskeyHelper"  # relying party = PUBLIC_BASE_URL
+OTP_WEBAUTHN_RP_NAME = "LifeOS Memory"
+# For django-otp-webauthn's start-up checks; the helper reads PUBLIC_BASE_URL itself when a ceremony runs.
+OTP_WEBAUTHN_RP_ID = urlsplit(PUBLIC_BASE_URL).hostname
+OTP_WEBAUTHN_ALLOWED_ORIGINS = [PUBLIC_BASE_URL]
+OTP_WEBAUTHN_ALLOW_PASSWORDLESS_LOGIN = False  # a passkey is a second factor here, after the password
+OTP_WEBAUTHN_EXCEPTION_LOGGER_NAME = ""  # a refused passkey is answered, not logged with its request data
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -490,6 +507,10 @@ SESSION_COOKIE_HTTPONLY = True
 # assistants only (OAuth section above; registration refuses any other http host),
 # which django-oauth-toolkit's scheme check cannot see.
 SILENCED_SYSTEM_CHECKS = ["oauth2_provider.W008"]
+if PUBLIC_BASE_URL.startswith("http://") and LOCAL:
+    # The local default (http on a loopback address) is a secure context for browsers, which the passkey
+    # library's origin check does not know; on an IP address passkeys are simply not offered (apps/accounts).
+    SILENCED_SYSTEM_CHECKS.append("otp_webauthn.E031")
 if not DEBUG:
     SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=not LOCAL)
     SESSION_COOKIE_SECURE = not LOCAL

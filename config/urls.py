@@ -19,7 +19,8 @@ urlpatterns = [
     path("admin/r/<int:content_type_id>/<path:object_id>/", admin.site.admin_view(_view_on_site)),
     path("admin/", admin.site.urls),
     path("internal/", include("apps.agents.urls")),  # internal agent API + /internal/openapi.json
-    path("accounts/", include("apps.accounts.urls")),
+    path("", include("apps.accounts.urls")),  # /accounts/login/ …, /me/security/ (SPEC AD-3)
+    path("webauthn/", include("apps.accounts.passkey_urls")),  # passkey ceremonies (django-otp-webauthn)
     path("i18n/", include("django.conf.urls.i18n")),
     path("", include("apps.oauth.urls")),  # /oauth/… and /.well-known/… (SPEC I-6)
     path("", include("apps.mcp_server.urls")),  # /mcp

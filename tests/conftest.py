@@ -86,3 +86,11 @@ def user(django_user_model):
 @pytest.fixture
 def other_user(django_user_model):
     return django_user_model.objects.create_user(username="bob", password="bob-password")
+
+
+@pytest.fixture
+def admin_client(client, admin_user):
+    """pytest-django's ``admin_client``, logged in as staff must be: with a second factor given (SPEC AD-3)."""
+    from tests.accounts.factors import verified_login
+
+    return verified_login(client, admin_user)

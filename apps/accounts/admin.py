@@ -14,7 +14,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
-from apps.accounts.models import User
+from apps.accounts.models import RecoveryCodes, SecondFactorFailure, User
 from apps.staff.masking import PersonalAdmin
 
 
@@ -54,3 +54,36 @@ class UserAdmin(PersonalAdmin, DjangoUserAdmin):
             return "—"
         url = reverse("admin:memory_fact_changelist") + f"?owner__id__exact={obj.pk}"
         return format_html('<a href="{}">{}</a>', url, _("Show this person's facts"))
+
+
+@admin.register(RecoveryCodes)
+class RecoveryCodesAdmin(admin.ModelAdmin):
+    """A person's recovery codes (SPEC AD-3): how many are left and when one was last used, never a code."""
+
+    list_display = ("user", "codes_left", "created_at", "last_used_at", "throttling_failure_count")
+    search_fields = ("user__username", "user__email")
+    fields = readonly_fields = ("user", "name", "codes_left", "created_at", "last_used_at",
+                                "throttling_failure_count")
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[RecoveryCodes]:
+        return super().get_queryset(request).select_related("user").annotate(left=Count("codes"))
+
+    @admin.display(description=_("codes left"), ordering="left")
+    def codes_left(self, obj: Any) -> int:
+        return obj.left
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # issued by the person, on their security page
+
+
+@admin.register(SecondFactorFailure)
+class SecondFactorFailureAdmin(admin.ModelAdmin):
+    """Wrong second factors (SPEC A-11): staff unlock an account early by deleting its rows."""
+
+    list_display = ("user", "ip_address", "at")
+    list_filter = ("at",)
+    search_fields = ("user__username", "ip_address")
+    fields = readonly_fields = ("user", "ip_address", "at")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False

@@ -6,4 +6,7 @@ class OauthConfig(AppConfig):
     label = "oauth"
 
     def ready(self) -> None:
-        from apps.oauth import deactivation  # noqa: F401  (signal receivers, SPEC A-11)
+        from apps.oauth import (
+            deactivation,  # noqa: F401  (signal receivers, SPEC A-11)
+            public_clients,  # noqa: F401  (a public client keeps no secret)
+        )

@@ -103,6 +103,14 @@ class AssistantOAuth2Validator(OAuth2Validator):
             return None
         return super()._load_application(client_id, request)
 
+    def authenticate_client(self, request: Any, *args: Any, **kwargs: Any) -> bool:
+        """A client with no stored secret (every public client, apps/oauth/public_clients.py) never
+        authenticates with one: an empty secret would otherwise match the empty value stored.
+        """
+        if not super().authenticate_client(request, *args, **kwargs):
+            return False
+        return bool(getattr(request.client, "client_secret", ""))
+
     # --- SPEC A-1: grants and response types -------------------------------------
 
     def validate_grant_type(

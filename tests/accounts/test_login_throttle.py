@@ -19,6 +19,8 @@ from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.test import Client
 
+from tests.accounts.factors import verified_login
+
 pytestmark = pytest.mark.django_db
 
 LIMIT = settings.AXES_FAILURE_LIMIT
@@ -119,8 +121,7 @@ def test_the_count_lives_in_the_database(user):
 
 def test_staff_unlock_in_the_admin(user, staff):
     fail("/accounts/login/", "alice", LIMIT)
-    admin = Client()
-    admin.force_login(staff)
+    admin = verified_login(Client(), staff)
     listing = admin.get("/admin/axes/accessattempt/")
     assert listing.status_code == 200 and "alice" in listing.content.decode()
     ids = [str(pk) for pk in AccessAttempt.objects.values_list("pk", flat=True)]
@@ -134,8 +135,7 @@ def test_staff_unlock_in_the_admin(user, staff):
 
 def test_the_admin_shows_no_password(user, staff):
     attempt("/accounts/login/", "alice", "Sup3r-Secret-Typo")
-    admin = Client()
-    admin.force_login(staff)
+    admin = verified_login(Client(), staff)
     row = AccessAttempt.objects.get()
     page = admin.get(f"/admin/axes/accessattempt/{row.pk}/change/")
     assert page.status_code == 200 and "Sup3r-Secret-Typo" not in page.content.decode()

@@ -17,6 +17,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 
+from tests.accounts.factors import authenticator, code_for
 from tests.consent.factories import make_connection, make_fact
 from tests.oauth import flow as oauth_flow
 from tests.services import free_port, serving
@@ -64,7 +65,7 @@ def log_in(page, origin, username, next_path="/me/facts/"):
 
 def test_no_page_violates_the_policy(live_server, transactional_db, browser, public_origin):
     user = get_user_model().objects.create_user(username="csp-person", password=PASSWORD)
-    get_user_model().objects.create_superuser("csp-staff", "staff@example.com", PASSWORD)
+    staff_device = authenticator(get_user_model().objects.create_superuser("csp-staff", "staff@example.com", PASSWORD))
     connection = make_connection(user)
     make_fact(user)
     origin = public_origin
@@ -74,7 +75,8 @@ def test_no_page_violates_the_policy(live_server, transactional_db, browser, pub
     page.set_default_timeout(15000)
     violations = watch(page)
     log_in(page, origin, "csp-person")
-    for path in ("/me/facts/", "/me/assistants/", f"/me/assistants/{connection.pk}/"):
+    for path in ("/me/facts/", "/me/assistants/", f"/me/assistants/{connection.pk}/", "/me/security/",
+                 "/me/security/authenticator/"):
         response = page.goto(origin + path)
         assert response.status == 200 and response.headers.get("content-security-policy"), path
         with page.expect_navigation():  # me.js submits the switch on a pick: a script that must run
@@ -103,6 +105,10 @@ def test_no_page_violates_the_policy(live_server, transactional_db, browser, pub
     admin.fill('input[name="password"]', PASSWORD)
     with admin.expect_navigation():
         admin.locator("#login-form [type=submit]").click()
+    assert "/accounts/second-factor/" in admin.url  # SPEC AD-3: the code, after the password
+    admin.fill('input[name="code"]', code_for(staff_device))
+    with admin.expect_navigation():
+        admin.locator("#second-factor-form [type=submit]").click()
     for path in ("/admin/", "/admin/accounts/user/", f"/admin/accounts/user/{user.pk}/change/",
                  "/admin/consent/connection/", "/admin/axes/accessattempt/"):
         response = admin.goto(origin + path)

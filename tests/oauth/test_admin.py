@@ -10,6 +10,7 @@ from oauth2_provider.models import get_application_model
 
 from apps.consent.models import Connection
 from apps.oauth.bearer import authenticate_bearer
+from tests.accounts.factors import verified_login
 from tests.oauth import flow as oauth_flow
 
 pytestmark = pytest.mark.django_db
@@ -22,9 +23,7 @@ def sha256(value: str) -> str:
 @pytest.fixture
 def admin_client(django_user_model):
     staff = django_user_model.objects.create_superuser("staff", "staff@example.com", "staff-password")
-    client = Client()
-    client.force_login(staff)
-    return client
+    return verified_login(Client(), staff)
 
 
 # SPEC AD-1: every admin page for these models renders, and shows no token, code, checksum or hash.

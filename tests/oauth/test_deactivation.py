@@ -19,6 +19,7 @@ from oauth2_provider.models import get_access_token_model, get_refresh_token_mod
 from apps.consent.models import Connection
 from apps.oauth.bearer import authenticate_bearer
 from apps.oauth.models import HashedGrant, TokenFamily
+from tests.accounts.factors import verified_login
 from tests.oauth import flow as oauth_flow
 
 pytestmark = pytest.mark.django_db
@@ -67,8 +68,7 @@ def test_deactivation_revokes_every_family_and_reactivation_revives_none(assista
 
 def test_deactivation_in_the_admin_revokes(connected, user, assistant):
     staff = get_user_model().objects.create_superuser("staff", "staff@example.com", "staff-password")
-    admin = Client()
-    admin.force_login(staff)
+    admin = verified_login(Client(), staff)
     page = admin.get(f"/admin/accounts/user/{user.pk}/change/")
     assert page.status_code == 200
     form = page.context["adminform"].form

@@ -17,6 +17,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 
+from tests.accounts.factors import verified_login
 from tests.consent.factories import make_connection, make_fact
 from tests.oauth import flow as oauth_flow
 
@@ -133,8 +134,7 @@ def test_the_consent_page(user):
 
 def test_admin_pages(user):
     staff = get_user_model().objects.create_superuser("staff", "staff@example.com", "staff-password")
-    admin = Client()
-    admin.force_login(staff)
+    admin = verified_login(Client(), staff)
     for url in ("/admin/", "/admin/accounts/user/", f"/admin/accounts/user/{user.pk}/change/", "/admin/login/"):
         assert_strict(admin.get(url))
 

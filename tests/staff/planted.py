@@ -31,6 +31,7 @@ from apps.memory.services import (
     voice_memo_create,
 )
 from apps.staff.masking import PersonalAdmin
+from tests.accounts.factors import verified_login
 from tests.agents.builders import make_agent
 from tests.consent.factories import make_connection
 
@@ -112,9 +113,7 @@ def staff_without_reveal(django_user_model):
 
 
 def login(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
+    return verified_login(Client(), user)  # staff give a second factor before the admin opens (SPEC AD-3)
 
 
 def found(body: str, markers=None) -> list[str]:
