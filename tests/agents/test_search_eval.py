@@ -83,22 +83,16 @@ def _check(report: dict, half: str, names: tuple[str, ...]) -> list[str]:
     return problems
 
 
-@pytest.fixture(scope="module")
-def held_out(django_db_setup, django_db_blocker, _local_model):
-    """The held-out half asked once, with meaning on, for the tests below (everything is rolled back)."""
-    from django.conf import settings
+_asked: dict[str, dict] = {}
 
-    from apps.retrieval import vectors
-    from tests.conftest import LOCAL_EMBEDDINGS
 
-    saved, settings.SEARCH_EMBEDDINGS = settings.SEARCH_EMBEDDINGS, dict(LOCAL_EMBEDDINGS)
-    vectors.forget()
-    try:
-        with django_db_blocker.unblock():
-            return run_search_evaluation(ask_facts=ask_through_the_tool, halves=("held_out",))
-    finally:
-        settings.SEARCH_EMBEDDINGS = saved
-        vectors.forget()
+@pytest.fixture
+def held_out(db, meaning):
+    """The held-out half asked once per test process, with meaning on (everything it writes is rolled back);
+    the tests below read the same figures."""
+    if "report" not in _asked:
+        _asked["report"] = run_search_evaluation(ask_facts=ask_through_the_tool, halves=("held_out",))
+    return _asked["report"]
 
 
 # SPEC S-4, R-5, R-8: on the held-out half, through both surfaces: a question a readable record answers finds
@@ -106,6 +100,13 @@ def held_out(django_db_setup, django_db_blocker, _local_model):
 # holding a rare word comes first, twins answer alike and an open todo is above its done twin.
 def test_the_held_out_half_meets_the_targets(held_out):
     assert not _check(held_out, "held_out", MET), (_check(held_out, "held_out", MET), held_out["held_out"]["failures"])
+
+
+# SPEC S-4: most queries nothing answers return nothing: at least what the calibration reaches today (0.81 /
+# 0.84; fixed floors answered 0.31 / 0.41 of them empty), so losing it fails here.
+def test_the_held_out_half_mostly_answers_nothing_to_what_nothing_answers(held_out):
+    for surface in search_runner.SURFACES:
+        assert held_out["held_out"][surface]["unanswerable_empty_rate"] >= 0.8, held_out["held_out"]["failures"]
 
 
 # SPEC S-4: a query nothing answers returns nothing (≥ 0.9 of them). Not met yet: 0.81 through the tool and 0.84
