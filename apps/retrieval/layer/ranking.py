@@ -9,12 +9,12 @@ from dataclasses import dataclass
 from datetime import datetime
 
 # SPEC R-8 (home)
-WORDS = 1.0  # a record the words matched ranks above every record only meaning found (SPEC S-4)
 LEXICAL = 0.60
 STATUS = 0.2
 RECENCY = 0.05
 TYPE = 0.5
 HALF_LIFE_DAYS = 30.0
+WORDS = 1.0  # a record the words matched ranks above every record only meaning found (SPEC S-4)
 
 
 @dataclass
