@@ -127,3 +127,18 @@ def test_words_alone_keep_the_keyword_field_and_order_rules():
         assert figures["keyword_recall_at_5"] == 1.0, report["held_out"]["failures"]
         assert figures["rare_word_first_rate"] == 1.0, report["held_out"]["failures"]
         assert figures["field_violations"] == 0 and figures["order_violations"] == 0, report["held_out"]["failures"]
+
+
+# The command prints each half's figures per surface, and leaves nothing behind.
+@pytest.mark.django_db
+def test_the_command_prints_both_surfaces(django_user_model):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    out = StringIO()
+    call_command("retrieval_eval", "--search", "held_out", "--words-only", stdout=out)
+    lines = out.getvalue().splitlines()
+    assert lines[0].startswith("half / surface") and "answerable_recall" in lines[0]
+    assert [line.split()[2] for line in lines[1:3]] == list(search_runner.SURFACES)
+    assert not django_user_model.objects.filter(username__startswith="eval-").exists()
