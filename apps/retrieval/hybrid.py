@@ -10,11 +10,12 @@ import os
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from apps.common.memo import BoundedMemo
+from apps.retrieval import calibration
 from apps.retrieval.backends import BaseSearchBackend, SearchHit, SearchScope
 from apps.retrieval.indexing import normalize
 
@@ -22,9 +23,13 @@ log = logging.getLogger(__name__)
 
 # SPEC S-4 (home)
 K = 2  # reciprocal-rank constant: small, so the first places of each list count most (docs/search.md)
-DEPTH = 50  # records fused from the top of each list; also the most that match by meaning alone
-FLOOR = 0.30  # least similarity that counts as a match by meaning (docs/search.md)
-MARGIN = 0.20  # and no further than this below the best record's
+DEPTH = 50  # keyword matches reordered by meaning; also the most records that match by meaning alone
+# A field matches by meaning when its similarity is at least FLOOR, stands STANDING standard deviations above
+# the query's background and NONSENSE above its closest nonsense string (``calibration``). Chosen on the
+# evaluation's tuning half (docs/search.md "Calibrated relevance").
+FLOOR = 0.25
+STANDING = 2.5
+NONSENSE = 0.075
 ROUND = 4  # similarities equal to this many places are ties
 
 
@@ -120,7 +125,10 @@ def _meaning(backend: BaseSearchBackend, *, owner_id: int, query: str, scopes: S
 
     def rest() -> list[MeaningHit]:
         vector = _encode(embedder, query)
-        return [] if vector is None else _best(compare(vector), limit)
+        if vector is None:
+            return []
+        scored = compare(vector)
+        return _best(replace(scored, background=calibration.background(embedder, vector)), limit)
 
     return rest
 
@@ -139,15 +147,19 @@ def _workers() -> ThreadPoolExecutor:
 
 
 def _best(scored, limit: int) -> list[MeaningHit]:
-    """The ``limit`` best records of ``scored`` (``vectors.Scored``) that pass the floor and the margin."""
+    """The ``limit`` best records of ``scored`` (``vectors.Scored``) whose best field stands out from the query's
+    background: ``scored.background`` and the similarities of ``scored`` (no background: those alone)."""
     from apps.retrieval.vectors import name_of
 
     if scored.row_ids.shape[0] == 0:
         return []
     rounded = np.round(scored.similarities.astype(np.float64), ROUND)
-    # A record scores its best field, so it passes the floor and the margin exactly when one of its rows
-    # does: only those rows are ordered.
-    passing = np.flatnonzero(rounded >= max(FLOOR, float(rounded.max()) - MARGIN))
+    background = scored.background
+    standing = np.round(calibration.standardized(scored.similarities,
+                                                 background.everyday if background else None), ROUND)
+    least = max(FLOOR, round(background.nonsense + NONSENSE, ROUND) if background else FLOOR)
+    # A record scores its best field, so it passes exactly when one of its rows does: only those are ordered.
+    passing = np.flatnonzero((rounded >= least) & (standing >= STANDING))
     kinds, fields = scored.kinds[passing], scored.fields[passing]
     kind_order = _name_order(kinds, name_of)
     field_order = _name_order(fields, name_of)
@@ -186,24 +198,26 @@ def _ranks(scores: list[float]) -> list[int]:
 
 
 def fuse(keyword: Sequence[SearchHit], meaning: Sequence[MeaningHit], *, depth: int = DEPTH) -> list[FusedHit]:
-    """One order from the two lists (each best first); see the module's description."""
-    fused: dict[tuple[str, int], dict] = {}
+    """One order from the two lists (each best first): words first, meaning alone after them.
+
+    Every record the words matched comes before every record only meaning found, so a record holding a rare
+    word is never pushed down by meaning alone (SPEC S-4). The first ``depth`` keyword matches are ordered by
+    reciprocal rank in both lists (meaning agreeing with the words lifts a record); the other keyword matches
+    follow in keyword order, then the records only meaning found, most similar first. ``keyword`` may be the
+    first of more matches: a page that needs places past it lies within the keyword matches anyway.
+    """
+    similar = {(m.resource_type, m.record_id): (m, rank) for m, rank in zip(
+        meaning, _ranks([m.similarity for m in meaning]), strict=True)}
+    head = []
     for hit, rank in zip(keyword[:depth], _ranks([h.score for h in keyword[:depth]]), strict=True):
-        entry = fused.setdefault((hit.resource_type, hit.record_id), {"score": 0.0, "sim": None, "field": None})
-        entry["score"] += 1.0 / (K + rank)
-        entry["kw"] = hit.score
-    for match, rank in zip(meaning[:depth], _ranks([h.similarity for h in meaning[:depth]]), strict=True):
-        entry = fused.setdefault((match.resource_type, match.record_id), {"score": 0.0, "kw": None})
-        entry["score"] += 1.0 / (K + rank)
-        entry["sim"], entry["field"] = match.similarity, match.field
-    keyword_scores = {(h.resource_type, h.record_id): h.score for h in keyword}
-    for key, entry in fused.items():  # a meaning match deeper in the keyword list keeps its words' score
-        entry["kw"] = keyword_scores.get(key, entry.get("kw"))
-    head = sorted(fused.items(), key=lambda item: (
-        -round(item[1]["score"], 9), item[1]["kw"] is None or item[1]["sim"] is None,
-        -(item[1]["sim"] or 0.0), item[0]))
-    order = [FusedHit(kind, record_id, round(e["score"], 9), e["kw"], e["sim"], e["field"])
-             for (kind, record_id), e in head]
-    order += [FusedHit(h.resource_type, h.record_id, 0.0, h.score, None, None)
-              for h in keyword[depth:] if (h.resource_type, h.record_id) not in fused]
+        key = (hit.resource_type, hit.record_id)
+        match, close = similar.get(key, (None, None))
+        score = 1.0 / (K + rank) + (1.0 / (K + close) if close is not None else 0.0)
+        head.append(FusedHit(hit.resource_type, hit.record_id, round(score, 9), hit.score,
+                             match.similarity if match else None, match.field if match else None))
+    head.sort(key=lambda h: (-h.score, h.similarity is None, -(h.similarity or 0.0), h.resource_type, h.record_id))
+    order = head + [FusedHit(h.resource_type, h.record_id, 0.0, h.score, None, None) for h in keyword[depth:]]
+    words = {(h.resource_type, h.record_id) for h in keyword}
+    order += [FusedHit(m.resource_type, m.record_id, round(1.0 / (K + rank), 9), None, m.similarity, m.field)
+              for (key, (m, rank)) in similar.items() if key not in words]
     return order

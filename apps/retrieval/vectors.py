@@ -9,6 +9,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from django.db import connections
@@ -49,6 +50,7 @@ class Scored:
     records: np.ndarray
     fields: np.ndarray  # codes: ``name_of``
     similarities: np.ndarray  # float32
+    background: Any = None  # the query's ``calibration.Background``, set by the search that compared
 
 
 _NONE = np.empty(0, dtype=np.int64)

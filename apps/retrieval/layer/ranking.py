@@ -14,6 +14,7 @@ STATUS = 0.2
 RECENCY = 0.05
 TYPE = 0.5
 HALF_LIFE_DAYS = 30.0
+WORDS = 1.0  # a record the words matched ranks above every record only meaning found (SPEC S-4)
 
 
 @dataclass
@@ -45,11 +46,14 @@ def rank(candidates: list[Candidate], *, now: datetime, top: float | None = None
         top_similarity = max((c.similarity for c in best.values() if c.similarity is not None), default=0.0)
     top = top or 1.0
     for c in best.values():
+        # Within each tier, relevance is the keyword score and the similarity, each relative to the best;
+        # status, recency and type then order records of like relevance (an open todo above its done twin).
         relevance = c.lexical / top
         if top_similarity:
-            relevance = (relevance + (c.similarity or 0.0) / top_similarity) / 2
+            relevance = (relevance + (c.similarity or 0.0) / top_similarity) / 2 if c.lexical else (
+                (c.similarity or 0.0) / top_similarity)
         age_days = max((now - c.changed_at).total_seconds() / 86400, 0.0) if c.changed_at else None
         recency = 0.5 ** (age_days / HALF_LIFE_DAYS) if age_days is not None else 0.0
-        c.rank = round(LEXICAL * relevance + STATUS * c.status_boost + RECENCY * recency
-                       + TYPE * c.type_weight, 6)
+        c.rank = round((WORDS if c.lexical else 0.0) + LEXICAL * relevance + STATUS * c.status_boost
+                       + RECENCY * recency + TYPE * c.type_weight, 6)
     return sorted(best.values(), key=lambda c: (-c.rank, c.resource_type, c.record_id))

@@ -55,8 +55,12 @@ def test_a_search_by_words_and_meaning_costs_the_same_statements_at_any_size(use
     assert len(again) == 3 + 3, again
     _records(user, 19)
     many, _ = _statements(user)
-    assert len([sql for sql in many if PROJECTION in sql]) == 4, many  # only the new rows' vectors are read
-    assert len(many) == (5 if stamped else 4) + 3, many  # the stamps that moved, then the scope listed again
+    # Sixty rows about hotels: none stands out from the others by meaning (docs/search.md "Calibrated
+    # relevance"), so there may be no meaning hit whose text to read; the words find them all.
+    embedded = [sql for sql in many if f'"{PROJECTION}"."text"' in sql]
+    assert len(embedded) <= 1, many
+    assert len([sql for sql in many if PROJECTION in sql]) - len(embedded) == 3, many  # only the new rows' vectors
+    assert len(many) - len(embedded) == (4 if stamped else 3) + 3, many  # the stamps that moved, the scope again
 
 
 def _plan(sql: str, params: list, tables: tuple[str, ...]) -> str:

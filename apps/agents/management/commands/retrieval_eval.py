@@ -10,7 +10,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from apps.agents.evaluation import run_evaluation
+from apps.agents.evaluation import run_evaluation, run_search_evaluation
+from apps.agents.evaluation.search_runner import SURFACES
 
 
 class Command(BaseCommand):
@@ -19,8 +20,13 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--json", action="store_true", help="print the figures as JSON")
         parser.add_argument("--verbose-failures", action="store_true", help="list every miss")
+        parser.add_argument("--search", choices=["tuning", "held_out", "both"],
+                            help="ask the search evaluation set (docs/search.md \"Evaluation\") instead")
+        parser.add_argument("--words-only", action="store_true", help="with --search: meaning off")
 
     def handle(self, *args: Any, **options: Any) -> None:
+        if options["search"]:
+            return self._search(options)
         report = run_evaluation()
         figures = report.as_dict()
         if options["json"]:
@@ -48,3 +54,20 @@ class Command(BaseCommand):
                     self.stdout.write(f"  miss: {failure}")
         if report.field_violations:
             raise CommandError(f"{report.field_violations} field violations")
+
+    def _search(self, options: dict[str, Any]) -> None:
+        halves = ("tuning", "held_out") if options["search"] == "both" else (options["search"],)
+        report = run_search_evaluation(halves=halves, words_only=options["words_only"])
+        if options["json"]:
+            self.stdout.write(json.dumps(report, ensure_ascii=False, indent=2))
+            return
+        names = ("answerable_recall_at_5", "unanswerable_empty_rate", "keyword_recall_at_5", "rare_word_first_rate",
+                 "field_violations", "order_violations")
+        self.stdout.write(f"{'half / surface':<30}" + "".join(f"{n[:18]:>20}" for n in names))
+        for half in halves:
+            for surface in SURFACES:
+                figures = report[half][surface]
+                self.stdout.write(f"{half + ' / ' + surface:<30}" + "".join(f"{figures[n]:>20}" for n in names))
+            if options["verbose_failures"]:
+                for failure in report[half]["failures"]:
+                    self.stdout.write(f"  miss: {failure}")

@@ -1,0 +1,111 @@
+"""What a similarity means for one query (SPEC S-4; docs/search.md "Calibrated relevance").
+
+A cosine similarity does not mean the same for every query: a string of random letters is 0.4–0.57 similar to a
+person's short labels, while a real question in the other language is 0.3 similar to the fact that answers it.
+So a field matches by meaning when
+
+* it stands out from the query's *background*: the same query's similarities to every row it was compared
+  with (the caller's readable fields of visible records, nothing else: SPEC R-5) and to a fixed cohort of
+  everyday texts in both languages, which steadies the figures of a person with few rows; and
+* it is closer to the query than the nearest of a fixed set of nonsense strings (random letters, random
+  characters), by a margin: a query of nonsense is as close to other nonsense as to anything a person wrote.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import threading
+from dataclasses import dataclass
+
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+# Everyday words, phrases and sentences on no one's topic, in English and Chinese, short and long: the
+# background a query's similarities are measured against. Fixed: changing it moves every threshold.
+COHORT = (
+    "weather", "the train is late again", "a quiet street after the rain", "Notes", "Schedule", "Misc",
+    "how to boil an egg", "the history of the printing press", "a red bicycle leaning on a wall", "tax law",
+    "Meeting", "Project update", "summer holiday photos", "the price of rice went up", "an old map of the city",
+    "football results from the weekend", "a recipe for banana bread", "the moon is bright tonight",
+    "customer support ticket", "Reminder", "the museum opens at nine", "learning to draw portraits",
+    "a broken umbrella", "stock market news", "the garden needs weeding", "a long email thread about budgets",
+    "birds migrating south", "Status", "Other", "a podcast about economics", "the elevator is out of order",
+    "winter coat on sale", "a documentary about oceans", "the wifi password", "thank you for your help",
+    "General", "an apartment with two rooms", "the kids are at school", "a cup of tea", "Info",
+    "the bus leaves from platform four", "election results", "a song stuck in my head", "Contact",
+    "a new phone case", "the report is due next week", "fixing the kitchen light", "Item",
+    "天气", "火车又晚点了", "雨后安静的街道", "笔记", "日程", "其他", "怎么煮鸡蛋", "印刷术的历史",
+    "靠在墙上的红色自行车", "税法", "会议", "项目进展", "暑假照片", "米价涨了", "一张老城地图",
+    "周末的足球比分", "香蕉面包的做法", "今晚月亮很亮", "客服工单", "提醒", "博物馆九点开门",
+    "学画肖像", "一把坏掉的伞", "股市新闻", "花园需要除草", "关于预算的长邮件", "候鸟南飞", "状态",
+    "备注", "一档讲经济的播客", "电梯坏了", "冬季大衣打折", "一部海洋纪录片", "无线网密码",
+    "谢谢你的帮助", "一般", "两室的公寓", "孩子们在上学", "一杯茶", "信息", "公交车从四号站台出发",
+    "选举结果", "一首歌在脑子里循环", "联系人", "新手机壳", "报告下周交", "修厨房的灯", "条目",
+)
+
+
+
+def _nonsense(seed: int = 7) -> tuple[str, ...]:
+    """96 strings of random Latin letters and CJK characters, the same in every process (``random()`` only:
+    its sequence for a seed is what Python keeps stable across versions)."""
+    rng = random.Random(seed)
+
+    def pick(items: str, low: int, high: int) -> str:
+        return "".join(items[int(rng.random() * len(items))] for _ in range(low + int(rng.random() * (high - low + 1))))
+
+    letters, han = "abcdefghijklmnopqrstuvwxyz", "".join(chr(c) for c in range(0x4E00, 0x9FA6))
+    words = [" ".join(pick(letters, 3, 9) for _ in range(1 + int(rng.random() * 3))) for _ in range(48)]
+    characters = [pick(han, 2, 4) for _ in range(24)]
+    mixed = [f"{pick(letters, 3, 6)} {pick(han, 1, 3)}" for _ in range(24)]
+    return (*words, *characters, *mixed)
+
+
+NONSENSE = _nonsense()
+
+
+@dataclass(frozen=True)
+class Background:
+    """One query's similarities to the fixed texts: the everyday cohort's, and the closest nonsense string's."""
+
+    everyday: np.ndarray
+    nonsense: float
+
+
+_lock = threading.Lock()
+_fixed: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # id(embedder) → (cohort, nonsense) unit vectors
+
+
+def background(embedder, query: np.ndarray) -> Background | None:
+    """``query``'s background under ``embedder`` (the fixed texts embedded once per process; None while the
+    embedder cannot answer)."""
+    from apps.retrieval.embeddings import EmbeddingUnavailable
+    from apps.retrieval.indexing import normalize
+
+    fixed = _fixed.get(id(embedder))
+    if fixed is None:
+        try:
+            vectors = np.ascontiguousarray(
+                embedder.embed([normalize(text) for text in (*COHORT, *NONSENSE)]), dtype=np.float32)
+        except EmbeddingUnavailable as exc:
+            log.warning("no background for calibrating meaning: %s", exc)
+            return None
+        vectors.flags.writeable = False
+        with _lock:
+            fixed = _fixed.setdefault(id(embedder), (vectors[:len(COHORT)], vectors[len(COHORT):]))
+    query = query.astype(np.float32)
+    return Background(everyday=fixed[0] @ query, nonsense=float((fixed[1] @ query).max()))
+
+
+def standardized(similarities: np.ndarray, everyday: np.ndarray | None) -> np.ndarray:
+    """Each similarity in standard deviations above the mean of the query's background (float64).
+
+    The background is ``similarities`` themselves and ``everyday`` (the query's similarities to the cohort).
+    """
+    values = similarities.astype(np.float64)
+    background = values if everyday is None else np.concatenate([values, everyday.astype(np.float64)])
+    if background.shape[0] < 2:
+        return np.zeros_like(values)
+    spread = float(background.std())
+    return (values - float(background.mean())) / spread if spread > 0 else np.zeros_like(values)
