@@ -8,7 +8,9 @@ On a throwaway PostgreSQL cluster (``tests/services.py``): one person with 10 co
 (``access_event_record``), interleaved in time with ``--others`` events of other people so that the
 person's rows are scattered over the table as in production. Then ``export_for`` is timed ``--samples``
 times (after one warm-up call): the whole download, and the part of it that reads the access history.
-Printed: p50 / p95 / max ms of wall time and of the process's CPU time, and the events exported.
+Printed: p50 / p95 / max ms of wall time and of the process's CPU time, and the events exported; the
+history part is also read as the download read it before (whole events, prefetched), in the same run,
+and both must give the same history.
 """
 
 from __future__ import annotations
@@ -66,6 +68,28 @@ def _seed(events: int, others: int, seed: int):
     return person
 
 
+def _as_before(person) -> dict[int, list[dict]]:
+    """The history part as the download read it before: each connection's events prefetched as model instances,
+    then each event turned into the download's entry (the same content, ``test_export_history.py``)."""
+    from django.db.models import Prefetch
+
+    from apps.consent.models import Connection
+    from apps.consent.selectors.access import retained_access_events
+
+    connections = Connection.objects.filter(user=person).prefetch_related(
+        Prefetch("access_events", retained_access_events().order_by("created_at", "id"))).order_by("created_at", "id")
+    return {
+        connection.pk: [
+            {"at": event.created_at.isoformat(), "tool": event.tool,
+             "facts": [{"fact_id": pair[0], "version": pair[1]} for pair in event.facts
+                       if isinstance(pair, (list, tuple)) and len(pair) == 2],
+             "records": [ref for ref in event.facts if isinstance(ref, str)]}
+            for event in connection.access_events.all()
+        ]
+        for connection in connections
+    }
+
+
 def _figures(values: list[float]) -> str:
     ordered = sorted(values)
     p95 = ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))]
@@ -79,7 +103,8 @@ def measure(events: int, others: int, samples: int, seed: int = 36, explain: boo
     person = _seed(events, others, seed)
     seeded = time.monotonic() - started
     results = {}
-    for name, call in (("history part", lambda: history_for(user=person)),
+    for name, call in (("history part, as before (whole events)", lambda: _as_before(person)),
+                       ("history part", lambda: history_for(user=person)),
                        ("whole download", lambda: export_for(user=person))):
         call()  # warm-up: compiled statements, imports
         wall, cpu = [], []
@@ -99,6 +124,8 @@ def measure(events: int, others: int, samples: int, seed: int = 36, explain: boo
         with db.cursor() as cursor:
             cursor.execute(f"EXPLAIN (ANALYZE, BUFFERS) {sql}", params)
             print("\n".join(row[0] for row in cursor.fetchall()))
+    before, after = results["history part, as before (whole events)"][2], results["history part"][2]
+    assert {pk: events for pk, events in before.items() if events} == after, "the same history either way"
     exported = sum(len(history) for history in results["history part"][2].values())
     load = Path("/proc/loadavg").read_text().split()[0]
     lines = [f"{events} events of the person among {events + others} (seeded in {seeded:.0f} s), "
