@@ -22,7 +22,7 @@ empties it and loads the same rows afresh). After each load:
   its five events, the labels of the facts they list), for ``samples`` random connections;
 * ``history page 20`` — the same, twenty pages back (paging through the history, SPEC W-6);
 * ``export history`` — the download's history part: every retained event of a person's connections,
-  oldest first, as ``export_for`` prefetches it, for ``samples / 3`` random people;
+  oldest first, as ``export_for`` reads it (``history_for``), for ``samples / 3`` random people;
 * ``write`` — ``access_event_record`` as a ``get_user_context`` call records it (autocommit), 1,000 calls;
 * ``retention`` — ``access_events_prune`` with the cut-off at the end of the oldest partition's period: the
   partitioned schema detaches and drops it; today's deletes the same rows in batches. A second thread records
@@ -158,9 +158,11 @@ def _timed(function, *args, **kwargs) -> float:
 
 
 def _reads(samples: int, seed: int) -> dict[str, dict[str, float]]:
+    from django.contrib.auth import get_user_model
+
     from apps.consent.models import Connection
     from apps.consent.selectors import pages
-    from apps.consent.selectors.access import retained_access_events
+    from apps.consent.services.export import history_for
 
     rng = random.Random(seed)
     ids = list(Connection.objects.values_list("id", flat=True))
@@ -171,9 +173,9 @@ def _reads(samples: int, seed: int) -> dict[str, dict[str, float]]:
         assert page.object_list, "a page of history"
 
     def export(user_id):
-        connections = list(Connection.objects.filter(user_id=user_id).values_list("id", flat=True))
-        events = list(retained_access_events().filter(connection_id__in=connections).order_by("created_at", "id"))
-        assert events
+        # The download's history part as the product reads it (``history_for``): the columns it shows, in chunks.
+        history = history_for(user=get_user_model()(pk=user_id))
+        assert history
 
     for connection in chosen[:20]:  # warm the process (compiled statements, imports); not counted
         history(connection, 1)
