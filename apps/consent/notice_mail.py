@@ -19,6 +19,8 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 if TYPE_CHECKING:
+    from django.utils.functional import _StrPromise
+
     from apps.accounts.models import User
     from apps.consent.selectors.notices import Summary
 
@@ -48,7 +50,7 @@ def language_of(code: str) -> str:
     return code if code in dict(settings.LANGUAGES) else settings.LANGUAGE_CODE
 
 
-def one_line(name: str) -> str:
+def one_line(name: str | _StrPromise) -> str:
     """A name as one short line: whitespace (newlines too) folded, cut to NAME_CHARS."""
     folded = " ".join(name.split())
     return (folded if len(folded) <= NAME_CHARS else folded[: NAME_CHARS - 1] + "…") or _("Unnamed assistant")

@@ -23,6 +23,7 @@ from apps.consent.services import (
     proposal_ignore,
     proposal_submit,
 )
+from apps.consent.services.imports import memories_import
 from tests.consent.factories import make_application, make_connection, make_fact, share
 from tests.consent.smtp import body, serving
 from tests.consent.test_pages_support import compiled_catalogs  # noqa: F401 (fixture)
@@ -343,3 +344,32 @@ def test_old_records_are_forgotten(person, assistants, smtp_inbox):
     Proposal.objects.update(expires_at=clock.now() + timedelta(days=10))  # still waiting
     notices_send_digests()
     assert sorted(NoticeSent.objects.values_list("window", flat=True)) == ["2026-06-30", "2026-07-02"]
+
+
+# SPEC W-7, P-10: suggestions the person imported wait and expire like an assistant's, so they are counted and
+# told about too, in the person's language, under words of their own in place of an assistant's name.
+@pytest.mark.parametrize(("language", "words"), [("en", "Imported memories"), ("zh-hans", "导入的记忆")])
+def test_imported_suggestions_are_in_the_header_and_the_digest(person, assistants, smtp_inbox, language, words):
+    memories_import(user=person, data=b"- Plays the cello\n- Keeps bees on the roof\n")
+    client = Client()
+    client.force_login(person)
+    page = client.get("/me/facts/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert re.search(r"\b6 suggestions waiting", page), "the header counts the two imported suggestions"
+    choose(person, "daily", language=language)
+    notices_send_digests()
+    (message,) = smtp_inbox.messages
+    text = body(message)
+    assert f"- {words}: 2" in text and "- ChatGPT: 3" in text
+    no_content(message)
+    assert "cello" not in text and "bees" not in text
+
+
+# SPEC W-7: the notice before expiry covers imported suggestions as well.
+def test_imported_suggestions_get_the_expiry_notice(person, smtp_inbox, frozen_clock):
+    memories_import(user=person, data=b"- Plays the cello\n")
+    choose(person, "off")
+    clock.advance(timedelta(days=27, hours=1))
+    notices_send_expiry()
+    (message,) = smtp_inbox.messages
+    assert "- Imported memories: 1" in body(message)
+    assert "cello" not in body(message)

@@ -102,7 +102,7 @@ class AssistantCard:
     waiting: int = 0  # suggestions waiting (SPEC W-7), from the header's count
 
 
-def assistants_page(*, user: User, waiting: Mapping[int, int] | None = None) -> dict[str, Any]:
+def assistants_page(*, user: User, waiting: Mapping[int | None, int] | None = None) -> dict[str, Any]:
     """Every connection of the person, active first (SPEC W-3); ``waiting``: connection id → suggestions waiting."""
     connections = list(visibility.connections_for(user=user))
     replays = replay_notices(user=user)
