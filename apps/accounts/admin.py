@@ -13,9 +13,14 @@ from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
+from django_otp.plugins.otp_totp.models import TOTPDevice
 
 from apps.accounts.models import RecoveryCodes, SecondFactorFailure, User
 from apps.staff.masking import PersonalAdmin
+
+# A person's authenticator apps are not edited in admin: a lost factor is reset by the documented command, which
+# records the reset for the person (SPEC AD-2, AD-3); the admin's device pages would be a change nobody sees.
+admin.site.unregister(TOTPDevice)
 
 
 @admin.register(User)
@@ -57,13 +62,14 @@ class UserAdmin(PersonalAdmin, DjangoUserAdmin):
 
 
 @admin.register(RecoveryCodes)
-class RecoveryCodesAdmin(admin.ModelAdmin):
+class RecoveryCodesAdmin(PersonalAdmin, admin.ModelAdmin):
     """A person's recovery codes (SPEC AD-3): how many are left and when one was last used, never a code."""
 
     list_display = ("user", "codes_left", "created_at", "last_used_at", "throttling_failure_count")
-    search_fields = ("user__username", "user__email")
+    person = "user"
     fields = readonly_fields = ("user", "name", "codes_left", "created_at", "last_used_at",
                                 "throttling_failure_count")
+    shown = ("id", *readonly_fields)  # counts and dates; the codes are digests and never listed
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[RecoveryCodes]:
         return super().get_queryset(request).select_related("user").annotate(left=Count("codes"))
@@ -77,13 +83,15 @@ class RecoveryCodesAdmin(admin.ModelAdmin):
 
 
 @admin.register(SecondFactorFailure)
-class SecondFactorFailureAdmin(admin.ModelAdmin):
+class SecondFactorFailureAdmin(PersonalAdmin, admin.ModelAdmin):
     """Wrong second factors (SPEC A-11): staff unlock an account early by deleting its rows."""
 
     list_display = ("user", "ip_address", "at")
     list_filter = ("at",)
-    search_fields = ("user__username", "ip_address")
+    person = "user"
+    search_also = ("ip_address",)
     fields = readonly_fields = ("user", "ip_address", "at")
+    shown = ("id", *readonly_fields)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

@@ -11,4 +11,5 @@ from django.core.management import call_command
 def test_the_system_checks_find_nothing_on_this_database(capsys):
     # models.W040 was printed on every SQLite start: the vector scope's index had columns SQLite cannot keep.
     call_command("check", databases=["default"], fail_level="WARNING")
-    assert "System check identified no issues (0 silenced)." in capsys.readouterr().out
+    # Silenced checks are each given a reason in config/settings.py (the passkey origin check on local http).
+    assert "System check identified no issues (" in capsys.readouterr().out
