@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.contrib import admin
-from django.http import HttpRequest
 
 from apps.retrieval.models import SearchProjection
-from apps.staff.masking import PersonalAdmin
+from apps.staff.masking import PersonalAdmin, WrittenByTheProduct
 
 
 @admin.register(SearchProjection)
-class SearchProjectionAdmin(PersonalAdmin):
+class SearchProjectionAdmin(PersonalAdmin, WrittenByTheProduct):
     """Written only by ``retrieval.services``: staff look, nobody edits or deletes a row here."""
 
     list_display = ("id", "owner", "resource_type", "record_id", "field", "text", "vector_model", "updated_at")
@@ -24,12 +21,3 @@ class SearchProjectionAdmin(PersonalAdmin):
     shown = ("id", "owner", "resource_type", "record_id", "field", "vector_model", "updated_at")
     search_also = ("resource_type",)
     actions = None
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False

@@ -21,6 +21,7 @@ from django.utils.timezone import localtime
 from django.utils.translation import gettext_lazy as _
 
 from apps.common.errors import CodedError
+from apps.staff.masking import WrittenByTheProduct
 from apps.staff.models import REVEAL_PERMISSION, AccessRecord
 from apps.staff.selectors import active_reveal
 from apps.staff.services import REASON_MAX, REASON_MIN, TICKET_MAX, reveal_lifetime, staff_reveal
@@ -48,7 +49,7 @@ class RevealForm(forms.Form):
 
 
 @admin.register(AccessRecord)
-class AccessRecordAdmin(admin.ModelAdmin):
+class AccessRecordAdmin(WrittenByTheProduct):
     """Append-only: nobody adds, changes or deletes a row here, whatever their permissions."""
 
     list_display = ("at", "staff_name", "person", "action", "record_count", "ticket", "until")
@@ -63,15 +64,6 @@ class AccessRecordAdmin(admin.ModelAdmin):
     @admin.display(description=_("records"))
     def record_count(self, obj: AccessRecord) -> int:
         return len(obj.records or [])
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
     def get_urls(self) -> list[URLPattern]:
         reveal = path("reveal/", self.admin_site.admin_view(self.reveal_view), name="staff_accessrecord_reveal")

@@ -310,3 +310,16 @@ def _flat(fields: Any) -> list[Any]:
 def _masked_names(fields: Any, hides: Callable[[Any], bool]) -> list[Any]:
     return [tuple(_masked_names(item, hides)) if isinstance(item, (list, tuple))
             else HIDDEN + item if hides(item) else item for item in fields]
+
+
+class WrittenByTheProduct(admin.ModelAdmin):
+    """Rows only the product writes: staff look, nobody adds, edits or deletes one in admin."""
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
