@@ -102,7 +102,7 @@ def test_the_count_costs_each_page_one_statement(user):
                 assert client.get(pattern.format(connection.pk)).status_code == 200
             counts[pattern] = len(queries)
             waiting_reads += sum('"consent_proposal"' in q["sql"] and "GROUP BY" in q["sql"]
-                                 and '"consent_connection"."user_id"' in q["sql"] for q in queries.captured_queries)
+                                 and '"consent_proposal"."owner_id"' in q["sql"] for q in queries.captured_queries)
         return counts, waiting_reads
 
     counts, waiting_reads = statements()
