@@ -1,4 +1,4 @@
-"""Search by words and by meaning, fused into one deterministic order (SPEC S-3, S-4, R-5).
+"""Search by words and by meaning, side by side (SPEC S-3, S-4, R-5); ``layer.searching.ranked`` orders them.
 
 Design notes: docs/design.md.
 """
@@ -22,8 +22,7 @@ from apps.retrieval.indexing import normalize
 log = logging.getLogger(__name__)
 
 # SPEC S-4 (home)
-K = 2  # reciprocal-rank constant: small, so the first places of each list count most (docs/search.md)
-DEPTH = 50  # keyword matches reordered by meaning; also the most records that match by meaning alone
+DEPTH = 50  # the most records that match by meaning
 # A field matches by meaning when its similarity is at least FLOOR, stands STANDING standard deviations above
 # the query's background and NONSENSE above its closest nonsense string (``calibration``). Chosen on the
 # evaluation's tuning half (docs/search.md "Calibrated relevance").
@@ -40,16 +39,6 @@ class MeaningHit:
     record_id: int
     field: str  # the readable field whose meaning was closest
     similarity: float
-
-
-@dataclass(frozen=True)
-class FusedHit:
-    resource_type: str
-    record_id: int
-    score: float  # fused reciprocal-rank score
-    keyword: float | None  # the keyword score, when the words matched
-    similarity: float | None  # the meaning similarity, when it matched by meaning
-    field: str | None  # the field of the meaning match
 
 
 # A local model's query vector is a pure function of the embedder (built once per process and configuration)
@@ -186,38 +175,3 @@ def _name_order(codes: np.ndarray, name_of) -> np.ndarray:
     ranks = np.empty(int(present.max()) + 1 if present.shape[0] else 0, dtype=np.int64)
     ranks[present] = np.argsort(np.argsort([name_of(int(c)) for c in present], kind="stable"), kind="stable")
     return ranks[codes]
-
-
-def _ranks(scores: list[float]) -> list[int]:
-    """1-based competition ranks of a list sorted best first: equal scores share a rank."""
-    ranks, previous = [], None
-    for place, score in enumerate(scores, start=1):
-        ranks.append(ranks[-1] if score == previous else place)
-        previous = score
-    return ranks
-
-
-def fuse(keyword: Sequence[SearchHit], meaning: Sequence[MeaningHit], *, depth: int = DEPTH) -> list[FusedHit]:
-    """One order from the two lists (each best first): words first, meaning alone after them.
-
-    Every record the words matched comes before every record only meaning found, so a record holding a rare
-    word is never pushed down by meaning alone (SPEC S-4). The first ``depth`` keyword matches are ordered by
-    reciprocal rank in both lists (meaning agreeing with the words lifts a record); the other keyword matches
-    follow in keyword order, then the records only meaning found, most similar first. ``keyword`` may be the
-    first of more matches: a page that needs places past it lies within the keyword matches anyway.
-    """
-    similar = {(m.resource_type, m.record_id): (m, rank) for m, rank in zip(
-        meaning, _ranks([m.similarity for m in meaning]), strict=True)}
-    head = []
-    for hit, rank in zip(keyword[:depth], _ranks([h.score for h in keyword[:depth]]), strict=True):
-        key = (hit.resource_type, hit.record_id)
-        match, close = similar.get(key, (None, None))
-        score = 1.0 / (K + rank) + (1.0 / (K + close) if close is not None else 0.0)
-        head.append(FusedHit(hit.resource_type, hit.record_id, round(score, 9), hit.score,
-                             match.similarity if match else None, match.field if match else None))
-    head.sort(key=lambda h: (-h.score, h.similarity is None, -(h.similarity or 0.0), h.resource_type, h.record_id))
-    order = head + [FusedHit(h.resource_type, h.record_id, 0.0, h.score, None, None) for h in keyword[depth:]]
-    words = {(h.resource_type, h.record_id) for h in keyword}
-    order += [FusedHit(m.resource_type, m.record_id, round(1.0 / (K + rank), 9), None, m.similarity, m.field)
-              for (key, (m, rank)) in similar.items() if key not in words]
-    return order

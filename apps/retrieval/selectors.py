@@ -6,6 +6,7 @@ Design notes: docs/design.md.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import islice
 from typing import Any
 
 from django.db import router
@@ -18,8 +19,10 @@ from apps.retrieval.backends import SearchScope, get_search_backend
 from apps.retrieval.embeddings import EmbeddingUnavailable, get_embedder
 from apps.retrieval.embeddings.codec import unpack_many
 from apps.retrieval.indexing import normalize, query_terms
+from apps.retrieval.layer.access import TypeView
+from apps.retrieval.layer.searching import Target, ranked
 from apps.retrieval.models import SearchProjection
-from apps.retrieval.registry import indexed_type
+from apps.retrieval.registry import indexed_type, registry
 from apps.retrieval.searchable import USER_PROFILE, USER_PROFILE_FIELDS
 
 # The search_user_context limits; the MCP tool's schema states them from here.
@@ -67,28 +70,37 @@ def search_visible_matches(*, owner_id: int, visible: QuerySet[Fact] | tuple[str
     """The ids of the facts among ``visible`` (the owner's; a queryset, or its ids' SQL and parameters:
     ``visible_ids``) whose label or value matches ``query``, by rank.
 
+    The facts are the layer's ``user_profile`` type, searched by the layer's one engine with the visible set as
+    the records the search may find and what an assistant reads of a fact as the view (SPEC S-4, C-8).
     ``visible_stamp``: ``SearchScope.stamp`` of ``visible`` (the consent selector ``visible_set_stamp``).
     Bad query, offset or limit: ``SearchError("invalid_argument", …)``; readers re-apply the visibility rule."""
     _check(query, offset, limit)
-    indexed_type(USER_PROFILE)  # the declaration must be loaded: no silent empty search
-    # One row past the page (or past the window's end) tells whether more matches exist.
+    # One match past the page (or past the window's end) tells whether more exist.
     take = min(limit, OFFSET_MAX - offset)
     backend = get_search_backend(router.db_for_read(SearchProjection))  # a replica where reads tolerate lag (O-4)
-    scopes = [SearchScope(USER_PROFILE, EXTERNAL_FACT_FIELDS, visible, stamp=visible_stamp)]
-    # SPEC S-4: words and meaning, fused. The fused order's first ``offset + take + 1`` places need at
-    # most that many keyword matches past the fused head (which holds at most 2 × DEPTH records).
-    keyword, meaning = hybrid.search_both(backend, owner_id=owner_id, query=query, scopes=scopes,
-                                          keyword_limit=offset + take + 1 + 2 * hybrid.DEPTH)
-    hits = hybrid.fuse(keyword, meaning)[offset:offset + take + 1]
+    facts = Target(_assistant_view(), SearchScope(USER_PROFILE, EXTERNAL_FACT_FIELDS, visible, stamp=visible_stamp))
+    # The first ``offset + take + 1`` places need at most that many keyword matches past the ones meaning
+    # can lift over them (at most ``hybrid.DEPTH`` records match by meaning).
+    found = ranked(backend, owner_id=owner_id, query=query, targets=[facts],
+                   pool=offset + take + 1 + 2 * hybrid.DEPTH)
+    hits = [match.candidate.record_id for match in islice(found, offset, offset + take + 1)]
     more = len(hits) > take
     exhausted = more and offset + take >= OFFSET_MAX
     return SearchMatches(
-        ids=tuple(hit.record_id for hit in hits[:take]),
+        ids=tuple(hits[:take]),
         offset=offset,
         next_offset=offset + take if more and not exhausted else None,
         has_more=more,
         window_exhausted=exhausted,
     )
+
+
+def _assistant_view() -> TypeView:
+    """What an assistant reads of a fact (SPEC C-8), as the layer's view of ``user_profile``: the fields it
+    matches on, and the time it is shown, by which like matches are ordered (SPEC R-8)."""
+    indexed_type(USER_PROFILE)  # the declaration must be loaded: no silent empty search
+    return TypeView(registry.get(USER_PROFILE), frozenset({"search"}),  # type: ignore[arg-type]  # loaded above
+                    frozenset({*EXTERNAL_FACT_FIELDS, "/category", "/updated_at"}))
 
 
 # --- Meaning of a person's facts, for rules that compare texts (SPEC P-9) --------------------------

@@ -6,34 +6,30 @@ meaning: searching "JLPT" must not put a wardrobe-tidying fact ahead of the lang
 
 from datetime import UTC, datetime
 
-from apps.retrieval.backends import SearchHit
-from apps.retrieval.hybrid import MeaningHit, fuse
 from apps.retrieval.layer.ranking import Candidate, rank
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
 
 
-def _keyword(record_id: int, score: float) -> SearchHit:
-    return SearchHit(resource_type="user_profile", record_id=record_id, score=score)
+def _fact(record_id: int, *, lexical: float = 0.0, similarity: float | None = None) -> Candidate:
+    """A fact as search_user_context ranks it: no status, like times (SPEC S-4: the layer's one order)."""
+    return Candidate(ref=f"user_profile:{record_id}", resource_type="user_profile", record_id=record_id,
+                     lexical=lexical, similarity=similarity, changed_at=NOW, type_weight=0.05)
 
 
-def _meaning(record_id: int, similarity: float) -> MeaningHit:
-    return MeaningHit(row_id=record_id * 10, resource_type="user_profile", record_id=record_id, field="/value",
-                      similarity=similarity)
+def _order(*candidates: Candidate) -> list[int]:
+    return [c.record_id for c in rank(list(candidates), now=NOW)]
 
 
 # SPEC S-4: search_user_context's order.
 def test_a_keyword_match_comes_before_every_meaning_only_match():
-    keyword = [_keyword(1, 1.2), _keyword(2, 1.1)]  # the exam goal, a second word match
-    meaning = [_meaning(3, 0.9), _meaning(4, 0.8)]  # the wardrobe, …: close in meaning, no word
-    order = [hit.record_id for hit in fuse(keyword, meaning)]
-    assert order == [1, 2, 3, 4]
+    # the exam goal and a second word match; the wardrobe, …: close in meaning, no word
+    assert _order(_fact(3, similarity=0.9), _fact(1, lexical=1.2), _fact(4, similarity=0.8),
+                  _fact(2, lexical=1.1)) == [1, 2, 3, 4]
 
 
 def test_meaning_agreeing_with_the_words_lifts_a_keyword_match():
-    keyword = [_keyword(1, 1.2), _keyword(2, 1.1)]
-    meaning = [_meaning(2, 0.8)]
-    assert [hit.record_id for hit in fuse(keyword, meaning)] == [2, 1]
+    assert _order(_fact(1, lexical=1.2), _fact(2, lexical=1.1, similarity=0.8)) == [2, 1]
 
 
 # SPEC S-4, R-8: the layer's order; status still orders like records within the words' tier.

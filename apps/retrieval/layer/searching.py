@@ -6,13 +6,16 @@ Also SPEC S-4. Design notes: docs/design.md.
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from django.db import DatabaseError, router, transaction
 
 from apps.common import clock
 from apps.retrieval import hybrid
-from apps.retrieval.backends import BaseSearchBackend, SearchScope
+from apps.retrieval.backends import BaseSearchBackend, SearchScope, get_search_backend
+from apps.retrieval.indexing import normalize, query_terms
 from apps.retrieval.layer import documents, pointers
 from apps.retrieval.layer.access import Access, TypeView, require, views
 from apps.retrieval.layer.errors import LayerError
@@ -31,13 +34,10 @@ SNIPPET_CHARS = 200
 TITLE_CHARS = 200
 
 
-def _backend():
-    from apps.retrieval.backends import get_search_backend
-    from apps.retrieval.indexing import normalize, query_terms
-
+def _backend() -> BaseSearchBackend:
     try:
         # A replica where the block's reads tolerate lag (SPEC O-4), else the primary.
-        return get_search_backend(router.db_for_read(SearchProjection)), normalize, query_terms
+        return get_search_backend(router.db_for_read(SearchProjection))
     except NotImplementedError as exc:
         raise LayerError("search_unavailable", str(exc)) from None
 
@@ -87,7 +87,7 @@ def shown_names(v: TypeView) -> frozenset[str]:
     return frozenset(wanted)
 
 
-def _hit(v: TypeView, instance, doc: dict, candidate: Candidate, snippet: dict) -> dict:
+def _hit(v: TypeView, doc: dict, candidate: Candidate, snippet: dict) -> dict:
     declaration = v.resource.declaration
     hit = {"ref": candidate.ref, "type": v.type, "score": candidate.rank}
     title = declaration.title
@@ -132,6 +132,24 @@ class _Confirmation:
         return self._proofs[ref]
 
 
+@dataclass(frozen=True)
+class Target:
+    """One type a search looks in: the caller's view of it and its scope (readable fields, records it may find)."""
+
+    view: TypeView
+    scope: SearchScope
+
+
+@dataclass(frozen=True)
+class Found:
+    """One confirmed match, in the engine's order: its rank, the view it was read through, what a hit shows."""
+
+    candidate: Candidate
+    view: TypeView
+    doc: dict
+    snippet: dict
+
+
 def search_scopes(access: Access, targets: list[TypeView], backend: BaseSearchBackend) -> list[SearchScope]:
     """Each target type's readable searchable fields of the caller's current records (SPEC R-5, R-6), under
     the stamp that moves with those records: a search by meaning lists its rows again only when it moved."""
@@ -140,35 +158,22 @@ def search_scopes(access: Access, targets: list[TypeView], backend: BaseSearchBa
             for v in targets if (fields := searchable_fields(v))]
 
 
-# SPEC R-5 (home)
-def search(access: Access, request: SearchRequest) -> dict:
-    backend, normalize, query_terms = _backend()
-    if request.resource is not None:
-        targets = [require(access, request.resource, "search", pointer="/resource")]
-    else:
-        targets = [v for v in views(access) if "search" in v.operations]
-        if not targets:
-            raise LayerError("operation_not_permitted", "this run may not search any resource type")
-    terms = query_terms(request.query)
-    if not terms:
-        raise LayerError("invalid_value", "the query has nothing to search for", pointer="/query")
-    by_type = {v.type: v for v in targets}
-    scopes = search_scopes(access, targets, backend)
-    answer: dict[str, Any] = {"query": request.query, "hits": [], "truncated": False}
-    if not scopes:
-        return answer
-    try:
-        # A failing statement must not poison the caller's transaction (on the database searched).
-        with transaction.atomic(using=backend.using):
-            found, meaning = hybrid.search_both(backend, owner_id=access.user_id, query=request.query,
-                                                scopes=scopes, keyword_limit=CANDIDATE_POOL)
-            embedded = dict(SearchProjection.objects.filter(pk__in=[h.row_id for h in meaning])
-                            .values_list("pk", "text")) if meaning else {}
-    except KeyError as exc:  # a type the projection was never told about
-        raise LayerError("search_unavailable", f"the search projection does not index {exc}") from None
-    except DatabaseError as exc:
-        log.error("search backend failed: %s", exc)
-        raise LayerError("search_unavailable", "the search backend could not answer this query") from None
+# The one engine (SPEC S-4): the agents' search and search_user_context both find and rank through here.
+def ranked(backend: BaseSearchBackend, *, owner_id: int, query: str, targets: list[Target],
+           pool: int) -> Iterator[Found]:
+    """The matches of ``query`` in ``targets``, best first, each confirmed in the current record (SPEC R-6)
+    as it is reached: a search reads the few documents it answers with, not the whole candidate pool.
+
+    ``pool``: the keyword matches taken before ranking. A failing statement raises its ``DatabaseError`` (the
+    caller's transaction intact); a type the projection does not index, ``KeyError``."""
+    terms = query_terms(query)
+    by_type = {t.view.type: t.view for t in targets}
+    # A failing statement must not poison the caller's transaction (on the database searched).
+    with transaction.atomic(using=backend.using):
+        found, meaning = hybrid.search_both(backend, owner_id=owner_id, query=query,
+                                            scopes=[t.scope for t in targets], keyword_limit=pool)
+        embedded = dict(SearchProjection.objects.filter(pk__in=[h.row_id for h in meaning])
+                        .values_list("pk", "text")) if meaning else {}
     # Load every candidate (one query per type) for what ranking needs — current or not, status, time —
     # and for what a hit may show, which only the few answered need.
     similar = {(h.resource_type, h.record_id): h for h in meaning}
@@ -179,7 +184,7 @@ def search(access: Access, request: SearchRequest) -> dict:
     loaded = {}
     for name, record_ids in ids.items():
         v = by_type[name]
-        records = v.resource.adapter.candidates(access.user_id, record_ids, shown_names(v))
+        records = v.resource.adapter.candidates(owner_id, record_ids, shown_names(v))
         loaded.update({(name, obj.pk): obj for obj in records})
     candidates, instances, meant, words = [], {}, {}, set()
     for name, record_id in ((name, pk) for name, record_ids in ids.items() for pk in record_ids):
@@ -206,28 +211,46 @@ def search(access: Access, request: SearchRequest) -> dict:
     confirm = _Confirmation(instances, terms, normalize, words, meant)
     # Keyword scores and similarities are relative to the best *confirmed* candidate of each (SPEC R-8):
     # the first one confirmed in that order. Only then are the others confirmed, in rank order, as the
-    # answer needs them — so a search reads a few documents, not the whole candidate pool.
+    # answer needs them.
     best = next((c for c in sorted(candidates, key=lambda c: (-c.lexical, c.resource_type, c.record_id))
                  if c.ref in words and confirm(c.ref) is not None), None)
     closest = next((c for c in sorted(candidates, key=lambda c: (-(c.similarity or 0), c.resource_type,
                                                                  c.record_id))
                     if c.similarity is not None and confirm(c.ref) is not None), None)
     if best is None and closest is None:
+        return
+    for candidate in rank(candidates, now=clock.now(), top=best.lexical if best else 0.0,
+                          top_similarity=closest.similarity if closest else 0.0):
+        proof = confirm(candidate.ref)
+        if proof is not None:
+            yield Found(candidate, instances[candidate.ref][0], *proof)
+
+
+# SPEC R-5 (home)
+def search(access: Access, request: SearchRequest) -> dict:
+    backend = _backend()
+    if request.resource is not None:
+        targets = [require(access, request.resource, "search", pointer="/resource")]
+    else:
+        targets = [v for v in views(access) if "search" in v.operations]
+        if not targets:
+            raise LayerError("operation_not_permitted", "this run may not search any resource type")
+    if not query_terms(request.query):
+        raise LayerError("invalid_value", "the query has nothing to search for", pointer="/query")
+    by_type = {v.type: v for v in targets}
+    scopes = search_scopes(access, targets, backend)
+    answer: dict[str, Any] = {"query": request.query, "hits": [], "truncated": False}
+    if not scopes:
         return answer
-    ranked = rank(candidates, now=clock.now(), top=best.lexical if best else 0.0,
-                  top_similarity=closest.similarity if closest else 0.0)
     budget = RESULT_MAX_BYTES - documents.size(answer)
     used = 0
-    for candidate in ranked:
-        proof = confirm(candidate.ref)
-        if proof is None:
-            continue
+    matches = ranked(backend, owner_id=access.user_id, query=request.query, pool=CANDIDATE_POOL,
+                     targets=[Target(by_type[scope.resource_type], scope) for scope in scopes])
+    for found in _answerable(matches):
         if len(answer["hits"]) == request.top_k:
             answer["truncated"] = True
             break
-        v, instance = instances[candidate.ref]
-        doc, snippet = proof
-        item = _hit(v, instance, doc, candidate, snippet)
+        item = _hit(found.view, found.doc, found.candidate, found.snippet)
         cost = documents.size(item) + (1 if answer["hits"] else 0)
         if used + cost > budget:
             answer["truncated"] = True
@@ -235,3 +258,14 @@ def search(access: Access, request: SearchRequest) -> dict:
         answer["hits"].append(item)
         used += cost
     return answer
+
+
+def _answerable(matches: Iterator[Found]) -> Iterator[Found]:
+    """``matches``, with the backend's failures as the layer's ``search_unavailable``."""
+    try:
+        yield from matches
+    except KeyError as exc:  # a type the projection was never told about
+        raise LayerError("search_unavailable", f"the search projection does not index {exc}") from None
+    except DatabaseError as exc:
+        log.error("search backend failed: %s", exc)
+        raise LayerError("search_unavailable", "the search backend could not answer this query") from None
