@@ -226,6 +226,12 @@ AREAS = {
             "tests/memory/test_admin.py",
             "tests/staff/test_admin_walk.py",
         ),
+        equivalent=(
+            ("apps/staff/masking.py", "core/AddNot", "if not field.is_relation or field.related_model is None:",
+             "stopping at the first relation changes only lookups past it, and Django refuses those before "
+             "lookup_allowed reads the fields: a lookup through a relation is allowed only when a list filter "
+             "names it, and get_list_filter keeps no filter with a relation in its path"),
+        ),
     ),
 }
 

@@ -6,11 +6,14 @@ import json
 from datetime import timedelta
 
 import pytest
+from django.contrib import admin
 from django.urls import reverse
 
 from apps.common import clock
-from apps.consent.models import Proposal
-from apps.consent.services import proposal_submit
+from apps.consent.admin import FactShareAdmin
+from apps.consent.models import FactShare, Proposal
+from apps.consent.services import proposal_submit, shares_set
+from apps.memory.admin import FactAdmin
 from apps.memory.models import Fact
 from apps.memory.services import fact_create
 from apps.staff.models import AccessRecord
@@ -93,6 +96,60 @@ def test_related_content_is_not_a_filter_either(admin_client, user):
     url = reverse("admin:memory_episode_changelist")
     assert admin_client.get(url + "?transcript__title__icontains=x").status_code == 400
     assert admin_client.get(url + "?transcript__id__exact=1").status_code == 200
+
+
+# SPEC AD-2: rows reached through a relation are filtered by structure — a fact by its id — never by the content of
+# the row the relation leads to, nor by anything of the person's past their id.
+@pytest.mark.parametrize("query, allowed", [
+    ("fact__id__exact={fact}", True),
+    ("fact__exact={fact}", True),
+    ("fact__value=x", False),
+    ("fact__label__icontains=x", False),
+    ("connection__user__username=alice", False),
+])
+def test_rows_of_a_relation_are_filtered_by_structure(admin_client, user, query, allowed):
+    fact = fact_create(owner=user, category="habits", label="Coffee", value="Two cups")
+    shares_set(connection=make_connection(user), fact_ids={fact.pk})
+    response = admin_client.get(reverse("admin:consent_factshare_changelist") + "?" + query.format(fact=fact.pk))
+    assert (response.status_code == 200) == allowed, response.status_code
+
+
+# SPEC AD-2: whose rows a row is, through every step of the path to the person — the reveal and the records name
+# that person.
+def test_the_person_of_a_row_is_found_through_its_relations(user):
+    fact = fact_create(owner=user, category="habits", label="Coffee", value="Two cups")
+    connection = make_connection(user)
+    shares_set(connection=connection, fact_ids={fact.pk})
+    share = connection.shares.get()
+    assert FactShareAdmin(FactShare, admin.site).person_id(share) == user.pk
+    assert FactAdmin(Fact, admin.site).person_id(fact) == user.pk
+
+
+class _OwnerUnlisted(FactAdmin):
+    """An admin that does not list whose rows they are."""
+
+    shown = tuple(name for name in FactAdmin.shown if name != "owner")
+    list_display_links = ("value",)  # a content column: hidden, so the link must move
+
+
+# SPEC AD-2: filtering by whose rows they are is structure even where the person is not a column; past the
+# person's id it is not.
+def test_whose_rows_is_a_filter_even_unlisted(admin_user, rf):
+    model_admin = _OwnerUnlisted(Fact, admin.site)
+    request = rf.get("/")
+    request.user = admin_user
+    assert model_admin.lookup_allowed("owner__id__exact", "1", request)
+    assert model_admin.lookup_allowed("owner", "1", request)
+    assert not model_admin.lookup_allowed("owner__first_name", "x", request)
+
+
+# SPEC AD-2: a list whose link column is masked still links every row to its change form, from its first column.
+def test_a_masked_link_column_moves_the_link(admin_user, rf):
+    model_admin = _OwnerUnlisted(Fact, admin.site)
+    request = rf.get("/")
+    request.user = admin_user
+    shown = model_admin.get_list_display(request)
+    assert model_admin.get_list_display_links(request, shown) == shown[:1]
 
 
 # SPEC AD-2: the person's page lists what staff did, in both languages, only theirs, and is never cached.
