@@ -4,6 +4,7 @@
 Part of ``make bench``'s scale part (``bench/run.py``), or on its own:
 
     .venv/bin/python -m bench.meaning [--facts 10000] [--users 45] [--rows-per-user 22000] [--no-facts]
+                                      [--quiet-below 1.5]
 
 (``--no-facts``: the layer and memory parts only.)
 
@@ -82,6 +83,22 @@ def _load() -> str:
         return " ".join(f.read().split()[:3])
 
 
+QUIET = {"below": None, "minutes": 30.0}  # ``--quiet-below``: wait for a quieter machine before measuring
+
+
+def _wait_quiet() -> None:
+    """Before a measure: wait (at most ``QUIET["minutes"]``) until the 1-minute load average is below
+    ``QUIET["below"]``, so that the build and the embedding may share the machine and the timing need not."""
+    if QUIET["below"] is None:
+        return
+    deadline = time.monotonic() + 60 * QUIET["minutes"]
+    started = time.monotonic()
+    while float(_load().split()[0]) >= QUIET["below"] and time.monotonic() < deadline:
+        time.sleep(15)
+    print(f"meaning: measuring at load average {_load()} (waited {time.monotonic() - started:.0f} s for "
+          f"below {QUIET['below']})", flush=True)
+
+
 def facts_scale(*, facts: int = 10_000, rounds: int = ROUNDS) -> dict:
     from django.conf import settings
     from django.test.utils import override_settings
@@ -108,7 +125,9 @@ def facts_scale(*, facts: int = 10_000, rounds: int = ROUNDS) -> dict:
     _settle()
     grant = types.SimpleNamespace(connection=connection)
     result = {"facts": facts, "rows_embedded": sum(d.unembedded + d.missing for d in report.types.values()),
-              "rebuild_s": embed_s, "kinds": {}, "load_before": _load()}
+              "rebuild_s": embed_s, "kinds": {}}
+    _wait_quiet()
+    result["load_before"] = _load()
     asked = {name: (lambda _, query=query: query) for name, query in FACT_QUERIES.items()}
     asked["distinct"] = lambda number: DISTINCT_QUERIES[number % len(DISTINCT_QUERIES)]
     with override_settings(DEBUG=False):
@@ -175,6 +194,7 @@ def layer_scale(*, users: int, rows_per_user: int, searched: int = 2, rounds: in
     runs = [run_start(policy=policy, user_id=owner, thread_id=f"meaning-{owner}") for owner in owners]
     records = {run.user_id: sum(SearchProjection.objects.filter(owner_id=run.user_id, resource_type=kind)
                                 .values("record_id").distinct().count() for kind in base.SHARES) for run in runs}
+    _wait_quiet()
     result = {"rows": rows, "people_searched": len(runs), "records_per_person": records,
               "embed_s": embed_s, "kinds": {}, "load_before": _load()}
     with override_settings(DEBUG=False):
@@ -272,7 +292,10 @@ def main() -> int:
     parser.add_argument("--rows-per-user", type=int, default=22_000)
     parser.add_argument("--no-layer", action="store_true")
     parser.add_argument("--no-facts", action="store_true", help="skip the 10,000-fact part")
+    parser.add_argument("--quiet-below", type=float, metavar="LOAD",
+                        help="before each measure, wait (at most 30 minutes) for a 1-minute load average below LOAD")
     args = parser.parse_args()
+    QUIET["below"] = args.quiet_below
     with contextlib.ExitStack() as stack:
         database_url = stack.enter_context(postgres_cluster())
         redis_url = stack.enter_context(redis_server())
