@@ -54,7 +54,7 @@ def _snippet(text: str, term: str) -> str:
     return ("…" if begin else "") + piece + ("…" if begin + SNIPPET_CHARS < len(text) else "")
 
 
-def _confirm(v: TypeView, doc: dict, terms: list[str], normalize) -> dict | None:
+def _confirm(v: TypeView, doc: dict, terms: list[str]) -> dict | None:
     """The snippet proving the match in the current readable text, or None if it no longer matches."""
     fields = searchable_fields(v)
     joined = {path: normalize("\n".join(text for _, text in texts_at(doc, path))) for path in fields}
@@ -67,7 +67,7 @@ def _confirm(v: TypeView, doc: dict, terms: list[str], normalize) -> dict | None
     return {"path": fields[0], "text": ""}  # every term matched, none within one string
 
 
-def _confirm_meaning(v: TypeView, doc: dict, pattern: str, embedded: str | None, normalize) -> dict | None:
+def _confirm_meaning(v: TypeView, doc: dict, pattern: str, embedded: str | None) -> dict | None:
     """The snippet of a match by meaning: the field's current text must be what its vector was made from."""
     if pattern not in searchable_fields(v):
         return None  # never a field the caller may not read (SPEC R-5)
@@ -107,10 +107,9 @@ class _Confirmation:
     """
 
     def __init__(
-        self, instances: dict, terms: list[str], normalize, keyword: set[str],
-        meaning: dict[str, tuple[str, str | None]],
+        self, instances: dict, terms: list[str], keyword: set[str], meaning: dict[str, tuple[str, str | None]],
     ):
-        self._instances, self._terms, self._normalize = instances, terms, normalize
+        self._instances, self._terms = instances, terms
         self._keyword = keyword  # refs the words matched
         self._meaning = meaning  # ref → (field pattern, the text its vector was made from)
         self._proofs: dict[str, tuple[dict, dict] | None] = {}
@@ -125,9 +124,9 @@ class _Confirmation:
         if ref not in self._proofs:
             v, instance = self._instances[ref]
             doc = v.resource.adapter.document(instance, self._shown(v))
-            snippet = _confirm(v, doc, self._terms, self._normalize) if ref in self._keyword else None
+            snippet = _confirm(v, doc, self._terms) if ref in self._keyword else None
             if snippet is None and ref in self._meaning:
-                snippet = _confirm_meaning(v, doc, *self._meaning[ref], self._normalize)
+                snippet = _confirm_meaning(v, doc, *self._meaning[ref])
             self._proofs[ref] = None if snippet is None else (doc, snippet)
         return self._proofs[ref]
 
@@ -208,7 +207,7 @@ def ranked(backend: BaseSearchBackend, *, owner_id: int, query: str, targets: li
         )
         candidates.append(candidate)
         instances[candidate.ref] = (v, instance)
-    confirm = _Confirmation(instances, terms, normalize, words, meant)
+    confirm = _Confirmation(instances, terms, words, meant)
     # Keyword scores and similarities are relative to the best *confirmed* candidate of each (SPEC R-8):
     # the first one confirmed in that order. Only then are the others confirmed, in rank order, as the
     # answer needs them.
