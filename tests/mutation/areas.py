@@ -231,6 +231,14 @@ AREAS = {
              "stopping at the first relation changes only lookups past it, and Django refuses those before "
              "lookup_allowed reads the fields: a lookup through a relation is allowed only when a list filter "
              "names it, and get_list_filter keeps no filter with a relation in its path"),
+            ("apps/staff/masking.py", "core/ReplaceBreakWithContinue", "break",
+             "both breaks of _lookup_fields: past a part that names no field, or past a field that is no "
+             "relation, a lookup can only go on with a comparison (``__exact``) or be invalid, which the change "
+             "list answers with an error; reading on allows nothing more"),
+            ("apps/staff/masking.py", "core/ReplaceAndWithOr",
+             "relation = relation or (len(names) == 1 and field.is_relation)",
+             "relation is read only for lookups of two fields or more, and a lookup goes past its first field only "
+             "when that field is a relation"),
         ),
     ),
 }

@@ -130,6 +130,7 @@ class _OwnerUnlisted(FactAdmin):
 
     shown = tuple(name for name in FactAdmin.shown if name != "owner")
     list_display_links = ("value",)  # a content column: hidden, so the link must move
+    list_filter = (*FactAdmin.list_filter, "label", "owner__username")  # content, and past the person's id
 
 
 # SPEC AD-2: filtering by whose rows they are is structure even where the person is not a column; past the
@@ -141,6 +142,8 @@ def test_whose_rows_is_a_filter_even_unlisted(admin_user, rf):
     assert model_admin.lookup_allowed("owner__id__exact", "1", request)
     assert model_admin.lookup_allowed("owner", "1", request)
     assert not model_admin.lookup_allowed("owner__first_name", "x", request)
+    kept = model_admin.get_list_filter(request)
+    assert "category" in kept and "label" not in kept and "owner__username" not in kept
 
 
 # SPEC AD-2: a list whose link column is masked still links every row to its change form, from its first column.
