@@ -293,10 +293,7 @@ class PersonalAdmin(admin.ModelAdmin):
                 self.record_staff_change(request, name, rows)
             return response
 
-        run.__name__ = name
-        for attribute in ("short_description", "allowed_permissions"):
-            if hasattr(func, attribute):
-                setattr(run, attribute, getattr(func, attribute))
+        run.__name__ = name  # permissions and description were read before the wrapping (get_actions)
         return run
 
 
