@@ -110,8 +110,12 @@ def test_the_held_out_half_mostly_answers_nothing_to_what_nothing_answers(held_o
 
 
 # SPEC S-4: a query nothing answers returns nothing (≥ 0.9 of them). Not met yet: 0.81 through the tool and 0.84
-# through the layer on the held-out half (0.94 / 0.91 on the tuning half); docs/search.md says which fail.
-@pytest.mark.xfail(strict=True, reason="unanswerable answered empty 0.81 / 0.84 on the held-out half (target 0.9)")
+# through the layer on the held-out half (0.94 / 0.91 on the tuning half); docs/search.md says which fail. A
+# second reference (the closest everyday text, blended with the closest 1 % of 768 nonsense strings) reached
+# 1.0 / 0.94 with Recall@5 0.92 / 0.92 on the tuning half, but 0.875 / 0.875 with Recall@5 0.85 / 0.89 on the
+# held-out half: not kept (docs/search.md "Calibrated relevance").
+@pytest.mark.xfail(strict=True, reason="unanswerable answered empty 0.81 / 0.84 on the held-out half (target 0.9; "
+                                       "the best rule of the tuning half reached 0.875 / 0.875 there)")
 def test_the_held_out_half_answers_nothing_to_what_nothing_answers(held_out):
     assert not _check(held_out, "held_out", ("unanswerable_empty_rate",)), held_out["held_out"]["failures"]
 
