@@ -4,7 +4,7 @@
 Part of ``make bench``'s scale part (``bench/run.py``), or on its own:
 
     .venv/bin/python -m bench.meaning [--facts 10000] [--users 45] [--rows-per-user 22000] [--no-facts]
-                                      [--quiet-below 1.5]
+                                      [--quiet-below 1.5 [--quiet-minutes 30]]
 
 (``--no-facts``: the layer and memory parts only.)
 
@@ -293,9 +293,10 @@ def main() -> int:
     parser.add_argument("--no-layer", action="store_true")
     parser.add_argument("--no-facts", action="store_true", help="skip the 10,000-fact part")
     parser.add_argument("--quiet-below", type=float, metavar="LOAD",
-                        help="before each measure, wait (at most 30 minutes) for a 1-minute load average below LOAD")
+                        help="before each measure, wait for a 1-minute load average below LOAD")
+    parser.add_argument("--quiet-minutes", type=float, default=30.0, help="… for at most this long (default 30)")
     args = parser.parse_args()
-    QUIET["below"] = args.quiet_below
+    QUIET.update(below=args.quiet_below, minutes=args.quiet_minutes)
     with contextlib.ExitStack() as stack:
         database_url = stack.enter_context(postgres_cluster())
         redis_url = stack.enter_context(redis_server())
