@@ -4,6 +4,13 @@
                                                      other one with B suggestions already waiting
     python -m bench.load.django_side counts       → JSON of the row counts the checks compare
     python -m bench.load.django_side pages        → the person's pages, rendered, on stdout
+    python -m bench.load.django_side history seed → JSON: access events recorded in the past, in a period
+                                                     wholly past the retention and in one within it
+    python -m bench.load.django_side history count NAME…
+                                                  → JSON: access events in all and in each named period
+    python -m bench.load.django_side history tasks
+                                                  → once a line arrives on stdin, the access history's two
+                                                     periodic tasks (next partitions, retention); JSON
 
 Run by ``bench.load.run`` with the server's environment (the same database).
 Assistants connect through the real OAuth flow (registration, consent page,
@@ -115,6 +122,96 @@ def pages() -> str:
     return "\n".join(out)
 
 
+# --- the access history's partitions (SPEC D-8) ------------------------------------------------------------
+
+SEEDED_PER_PERIOD = 400  # access events recorded in each seeded period, spread over the person's connections
+
+
+def history_seed() -> dict:
+    """Access events from the past, recorded by the product's own service with its clock moved back.
+
+    Two periods: the one before the period holding the retention cutoff (wholly past it: the retention drops
+    it) and the one holding a moment 200 days ago (within the retention: kept). The write path makes each
+    missing partition itself (SPEC M-11), as it would for a period nobody prepared.
+    """
+    from datetime import timedelta
+
+    from django.contrib.auth import get_user_model
+
+    from apps.common import clock
+    from apps.consent import partitions, services
+    from apps.consent.models import Connection
+    from apps.consent.selectors.access import access_retention_cutoff
+    from apps.memory.models import Fact
+
+    person = get_user_model().objects.get(username=USERNAME)
+    links = list(Connection.objects.filter(user=person).order_by("pk"))
+    facts = list(Fact.objects.filter(owner=person).order_by("pk").values_list("pk", "version"))
+    seeded = {}
+    for role, start in (("dropped", partitions.period_of(access_retention_cutoff() - partitions.SPAN)),
+                        ("kept", partitions.period_of(clock.now() - timedelta(days=200)))):
+        step = partitions.SPAN / SEEDED_PER_PERIOD
+        times = []
+        for number in range(SEEDED_PER_PERIOD):
+            moment = (start + step * number + timedelta(minutes=1)).replace(microsecond=0)
+            link = links[number % len(links)]
+            with clock.frozen_at(moment):
+                services.access_event_record(connection=link, tool="get_user_context",
+                                             facts=facts[number % len(facts):][:3])
+            times.append((link.pk, moment))
+        first = links[0].pk
+        seeded[role] = {"name": partitions.name_of(start), "start": start.isoformat(), "events": len(times),
+                        # what the first connection's history shows last (oldest), as its page writes it
+                        "oldest_of_first": min(m for c, m in times if c == first).isoformat(),
+                        "newest_of_first": max(m for c, m in times if c == first).isoformat(),
+                        "first_connection": first}
+    return seeded
+
+
+def history_count(names: list[str]) -> dict:
+    """Access events in all, in each named period (whether or not it still has its partition), the partitions."""
+    from django.db import connection
+
+    from apps.consent import partitions
+    from apps.consent.models import AccessEvent
+
+    periods = {}
+    for name in names:
+        start = partitions.start_of(name)
+        within = AccessEvent.objects.filter(created_at__gte=start, created_at__lt=start + partitions.SPAN)
+        periods[name] = within.count()
+    return {"total": AccessEvent.objects.count(), "periods": periods,
+            "attached": [p.name for p in partitions.attached(connection)]}
+
+
+def history_tasks() -> dict:
+    """The access history's two periodic tasks, as Celery beat runs them, when told to (a line on stdin).
+
+    ``consent.access_partitions_ensure`` with the clock one period ahead (the run that makes the next
+    partition: on the day it comes due), then ``ops.access_events_prune`` at the real time (the retention,
+    ACCESS_EVENT_RETENTION_DAYS). Django is set up before the signal, so only the tasks fall in the window.
+    """
+    import time
+
+    from django.db import connection
+
+    from apps.common import clock
+    from apps.consent import partitions, tasks
+
+    before = [p.name for p in partitions.attached(connection)]
+    print("ready", flush=True)
+    sys.stdin.readline()
+    started = time.monotonic()
+    with clock.frozen_at(clock.now() + partitions.SPAN):
+        created = tasks.access_partitions_ensure.apply().get()
+    ensured = time.monotonic()
+    dropped = tasks.access_events_prune.apply().get()
+    pruned = time.monotonic()
+    return {"attached_before": before, "created": created, "dropped": dropped,
+            "attached_after": [p.name for p in partitions.attached(connection)],
+            "ensure_seconds": round(ensured - started, 3), "prune_seconds": round(pruned - ensured, 3)}
+
+
 def main(argv: list[str]) -> None:
     _django()
     command = argv[0]
@@ -124,6 +221,12 @@ def main(argv: list[str]) -> None:
         print(json.dumps(counts()))
     elif command == "pages":
         sys.stdout.write(pages())
+    elif command == "history" and argv[1:2] == ["seed"]:
+        print(json.dumps(history_seed()))
+    elif command == "history" and argv[1:2] == ["count"]:
+        print(json.dumps(history_count(argv[2:])))
+    elif command == "history" and argv[1:2] == ["tasks"]:
+        print(json.dumps(history_tasks()), flush=True)
     else:
         raise SystemExit(f"unknown command {command!r}")
 

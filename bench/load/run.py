@@ -30,7 +30,12 @@ assistants through the real OAuth flow; every other one starts with
    (reads still served: the cache is not on the read path's critical edge,
    or an explicit 503 — counted and printed); the replica stopped and started
    again (the primary serves meanwhile: no error, the person's pages never
-   behind, nothing lost, the replica serving again after). Unreachable object
+   behind, nothing lost, the replica serving again after); the access
+   history's partitions (SPEC D-8: events seeded in the past, then the daily
+   task makes the next partition and the retention drops the oldest, both
+   mid-load: no error, the dropped period's events gone and no other lost,
+   the person's access history still served, the replica following).
+   Unreachable object
    storage is covered by ``tests/ops/test_storage_s3.py``. ``faults`` in
    ``main`` lists the faults run under load; a new one is a phase added there.
 3. **Secrets** — every token, code, verifier and registration token the
@@ -166,6 +171,7 @@ class Tally:
     retries: int = 0  # requests re-sent once on a fresh connection after the old one failed
     # Every propose_memory call: (connection, started, ended, outcome, id or None, key).
     proposing: list = field(default_factory=list)
+    timings: list = field(default_factory=list)  # every assistant's call: (tool, started, ended) (monotonic)
     known: dict = field(default_factory=dict)  # connection → {proposal id: when its first answer arrived}
     # The person's decisions: proposal id → [started, ended or None (not known to have happened), kind].
     decisions: dict = field(default_factory=dict)
@@ -259,8 +265,10 @@ class Assistant:
             key = (self.info["connection_id"], label, value)
         started = time.monotonic()
         outcome, content = self.call(tool, arguments)
+        ended = time.monotonic()
+        with self.tally.lock:
+            self.tally.timings.append((tool, started, ended))
         if tool == "propose_memory":
-            ended = time.monotonic()
             with self.tally.lock:
                 self.tally.proposing.append((self.info["connection_id"], started, ended, outcome,
                                              content["id"] if outcome == "ok" else None, key))
@@ -424,14 +432,15 @@ def drive(assistants: list[Assistant], seconds: float, *, fault: threading.Event
 
 # --- judging the answers that depend on the moment ----------------------------------------------------
 
-def judge_proposals(tally: Tally, cap: int) -> dict:
+def judge_proposals(tally: Tally, cap: int, *, since: float = float("-inf")) -> dict:
     """Whether each ``too_many_pending``, ``duplicate_processed`` and new id was right when it was answered.
 
     The server's pending count for a connection at a call is not observed, but it is bounded: at most every id
     answered before the call began (plus any call whose answer was lost) less the decisions finished by then;
     at least those ids less every decision begun before the call ended. ``too_many_pending`` is right when the
     upper bound reaches the cap; a new id when the lower bound is below it. ``duplicate_processed`` is right
-    when the person had begun deciding the suggestion the repeat names.
+    when the person had begun deciding the suggestion the repeat names. ``since``: judge only the calls begun
+    then or later (one phase's); the bounds still count everything before them.
     """
     owner = {pid: c for c, ids in tally.known.items() for pid in ids}
     decided: dict = {}
@@ -443,6 +452,8 @@ def judge_proposals(tally: Tally, cap: int) -> dict:
             first_id.setdefault(key, pid)
     wrong, counts = [], Counter()
     for c, t0, t1, outcome, pid, key in tally.proposing:
+        if t0 < since:
+            continue
         answered = {p for p, when in tally.known.get(c, {}).items() if when <= t0}
         lost = sum(1 for c2, _s, e, o, _p, _k in tally.proposing
                    if c2 == c and e <= t0 and o != "ok" and o not in JUDGED)
@@ -468,6 +479,16 @@ def judge_proposals(tally: Tally, cap: int) -> dict:
             if mine is not None and mine[1] is not None and mine[1] <= t0:
                 wrong.append((c, "same id", f"{pid} was decided before"))
     return {"answers": dict(counts), "wrong": wrong}
+
+
+def fact_calls_seen(tally: Tally) -> tuple[int, int]:
+    """(successful calls that carried facts, tries whose answer the client did not see) so far.
+
+    Access events recorded meanwhile lie between the first and the sum (M-11): a read the client gave up on
+    (timeout), or sent twice, may have been served and recorded all the same. A phase takes the difference
+    of two of these."""
+    with tally.lock:
+        return tally.fact_calls, tally.fact_calls_resent + tally.reads_unanswered
 
 
 def decisions_kept(env: dict, tally: Tally) -> tuple[int, list]:
@@ -517,8 +538,7 @@ def phase_load(env, assistants, tally, seconds) -> dict:
     figures["fact_carrying_calls_resent"] = tally.fact_calls_resent
     figures["reads_unanswered"] = tally.reads_unanswered
     figures["resent"] = tally.retries
-    # A read the client gave up on (timeout), or sent twice, may have been served and recorded all the same.
-    unseen = tally.fact_calls_resent + tally.reads_unanswered
+    _, unseen = fact_calls_seen(tally)  # the tally starts with the load
     check(figures["fact_carrying_calls"] <= figures["access_events"] <= figures["fact_carrying_calls"] + unseen,
           f"access events {figures['access_events']} == fact-carrying calls {figures['fact_carrying_calls']} "
           f"(+ up to {unseen} whose answer the client did not see: re-sent or timed out)")
@@ -667,6 +687,167 @@ def phase_replica_restart(env, pair: Replicated, assistants, tally) -> dict:
             "replica_transactions_before_stop": served_before, "replica_transactions_after_restart": served_after}
 
 
+def replica_has(pair: Replicated, names: list[str]) -> dict:
+    """Which of these tables the replica has, as far as it has replayed the primary: name → bool."""
+    import psycopg
+
+    with psycopg.connect(pair.replica_url, connect_timeout=5) as db:
+        return {name: db.execute("SELECT to_regclass(%s) IS NOT NULL", [name]).fetchone()[0] for name in names}
+
+
+def history_shows(person: Person, url: str, moment: str) -> tuple[str, bool]:
+    """The person opens a page of a connection's access history: (outcome, whether it shows the event at moment)."""
+    try:
+        status, body = person.request("GET", url)
+    except (OSError, http.client.HTTPException) as error:
+        return f"connection error ({type(error).__name__})", False
+    return ("ok" if status == 200 else f"http {status}"), f'datetime="{moment}"' in body
+
+
+def phase_history_partitions(env, pair: Replicated, assistants, tally) -> dict:
+    """SPEC D-8: the access history's next partition made and its oldest dropped by the retention, under load."""
+    print("\n== fault: the access history's partitions — the next one made, the oldest dropped mid-load", flush=True)
+    seeded = json.loads(django_side(env, "history", "seed"))
+    old, kept = seeded["dropped"], seeded["kept"]
+    before = json.loads(django_side(env, "history", "count", old["name"], kept["name"]))
+    print(f"  seeded in the past: {old['events']} events in {old['name']} (wholly past the retention), "
+          f"{kept['events']} in {kept['name']} (within it); partitions {before['attached']}", flush=True)
+    person = PEOPLE[0]
+    # Past the end: the last page, the connection's oldest retained events (the history reads the replica: O-4).
+    history_url = f"/me/assistants/{kept['first_connection']}/?history=999999"
+    shown_before = history_shows(person, history_url, kept["oldest_of_first"])
+    check(shown_before == ("ok", True), f"the seeded events are in the person's access history ({shown_before})")
+
+    # Django is set up before the load starts, so only the two tasks themselves fall in the fault's window.
+    tasks = subprocess.Popen([sys.executable, "-m", "bench.load.django_side", "history", "tasks"], cwd=BASE_DIR,
+                             env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True)
+    if tasks.stdout.readline().strip() != "ready":
+        raise RuntimeError(f"django_side history tasks did not start:\n{tasks.communicate(timeout=60)[1][-3000:]}")
+    seen_before, window, seconds = fact_calls_seen(tally), {}, 14
+
+    def run_tasks(fault):
+        time.sleep(4)  # past the first calls of the phase (a worker's first call after a pause can be slow)
+        fault.set()
+        window["start"] = time.monotonic()
+        tasks.stdin.write("go\n")
+        tasks.stdin.flush()
+        line = tasks.stdout.readline()
+        window["end"] = time.monotonic()
+        window["result"] = result = json.loads(line) if line.strip() else None
+        if result is not None:  # how soon the replica has both changes (the connection pages read it)
+            names = [*result["created"], *(set(result["attached_before"]) - set(result["attached_after"]))]
+            while time.monotonic() < window["end"] + 10:
+                window["replica"] = replica_has(pair, names)
+                if window["replica"] == {name: name in result["created"] for name in names}:
+                    window["replayed"] = round(time.monotonic() - window["end"], 2)
+                    break
+                time.sleep(0.1)
+        time.sleep(2)  # the person's next pages, their access history read from the replica, fall in the window
+        fault.clear()
+
+    waits: dict = {}  # (database, backend, statement and lock) → the longest its lock wait was seen to last
+    watching = threading.Event()
+
+    def watch():  # statements waiting on a lock, on the primary and on the replica, every 50 ms
+        import psycopg
+
+        with psycopg.connect(env["DATABASE_URL"], autocommit=True) as primary, \
+                psycopg.connect(pair.replica_url, autocommit=True) as replica:
+            while not watching.is_set():
+                for where, db in (("primary", primary), ("replica", replica)):
+                    for pid, age, query, lock in db.execute(
+                            "SELECT pid, extract(epoch FROM clock_timestamp() - query_start), left(query, 40), "
+                            "wait_event FROM pg_stat_activity "
+                            "WHERE wait_event_type = 'Lock' AND pid <> pg_backend_pid()"):
+                        key = (where, pid, f"{query}… ({lock})")
+                        waits[key] = max(waits.get(key, 0.0), round(float(age or 0), 2))
+                time.sleep(0.05)
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    started = time.monotonic()
+    watcher.start()
+    outcomes = faulty(assistants, tally, seconds, run_tasks, "partition made and dropped")
+    watching.set()
+    watcher.join(timeout=10)
+    lock_waits = {"seen": len(waits), "longest_seconds": max(waits.values(), default=0.0),
+                  "statements": sorted({f"{where}: {query}" for where, _pid, query in waits})[:5]}
+    print(f"  statements seen waiting on a lock meanwhile: {lock_waits}", flush=True)
+    try:
+        _, errors = tasks.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        tasks.kill()  # the process this phase started
+        _, errors = tasks.communicate()
+    result = window.get("result")
+    if result is None:
+        print(f"  the tasks failed:\n{errors[-3000:]}", flush=True)
+        result = {"attached_before": [], "attached_after": [], "created": [], "dropped": 0}
+    check(window.get("end", float("inf")) <= started + seconds,
+          f"both tasks ran while the load did ({window.get('end', float('nan')) - started:.1f} s into "
+          f"{seconds} s of load)")
+    # The module takes no lock an assistant's call waits on (apps/consent/partitions.py): how long were they?
+    tasks_from, tasks_to = window.get("start", started), window.get("end", started + seconds)
+    with tally.lock:
+        phase_calls = [(tool, t0, t1) for tool, t0, t1 in tally.timings if t0 >= started]
+    begun = sorted(t1 - t0 for _tool, t0, t1 in phase_calls if tasks_from <= t0 < tasks_to)
+    across = max((t1 - t0 for _tool, t0, t1 in phase_calls if t0 < tasks_to and t1 > tasks_from), default=0.0)
+    every = sorted(phase_calls, key=lambda call: call[2] - call[1])
+    latency = {"begun_while_tasks_ran": len(begun),
+               "their_median": round(begun[len(begun) // 2], 3) if begun else None,
+               "their_longest": round(begun[-1], 2) if begun else None,
+               "longest_in_flight_then": round(across, 2),
+               "phase_median": round(every[len(every) // 2][2] - every[len(every) // 2][1], 3) if every else None,
+               "phase_longest": round(every[-1][2] - every[-1][1], 2) if every else None,
+               "phase_longest_begun_at": round(every[-1][1] - started, 1) if every else None,
+               "tasks_from_to": [round(tasks_from - started, 1), round(tasks_to - started, 1)]}
+    print(f"  assistants' calls, seconds (begun while the tasks ran; the whole phase): {latency}", flush=True)
+    allowed = {"ok", *JUDGED, "person ok"}
+    check(set(outcomes) <= allowed, f"while the partitions changed: only what a healthy run answers ({dict(outcomes)})")
+    judged = judge_proposals(tally, PENDING_LIMIT, since=started)
+    check(not judged["wrong"], f"every too_many_pending / duplicate_processed / new id meanwhile was right "
+                               f"({judged['answers']}; wrong: {judged['wrong'][:5]})")
+    newer = [n for n in result["created"] if all(n > b for b in result["attached_before"])]
+    check(len(result["created"]) == 1 and newer and newer[0] in result["attached_after"],
+          f"the task made the next partition ({result['created']} after {result['attached_before'][-1:]})")
+    gone = sorted(set(result["attached_before"]) - set(result["attached_after"]))
+    check(result["dropped"] == 1 and gone == [old["name"]] == result["attached_before"][:1],
+          f"the retention dropped the oldest partition, and only it ({result['dropped']} dropped: {gone})")
+    tally.errors.clear()
+    drive(assistants, 3)
+    check(not tally.errors, f"full service after the partitions changed ({Counter(o for _, o in tally.errors)})")
+
+    after = json.loads(django_side(env, "history", "count", old["name"], kept["name"]))
+    seen_after = fact_calls_seen(tally)
+    least = seen_after[0] - seen_before[0]
+    most = least + seen_after[1] - seen_before[1]
+    new = after["total"] - (before["total"] - before["periods"][old["name"]])
+    check(after["periods"][old["name"]] == 0,
+          f"the dropped period's events are gone ({before['periods'][old['name']]} → {after['periods'][old['name']]})")
+    check(after["periods"][kept["name"]] == before["periods"][kept["name"]],
+          f"the older period within the retention is whole ({before['periods'][kept['name']]} → "
+          f"{after['periods'][kept['name']]})")
+    check(least <= new <= most, f"no other access event lost: {new} recorded meanwhile == fact-carrying calls "
+                                f"{least} (+ up to {most - least} whose answer the client did not see)")
+    check("replayed" in window, f"the replica had both changes within 10 s, load running ({window.get('replayed')} s: "
+                                f"{window.get('replica')})")
+    shown_after = history_shows(person, history_url, kept["oldest_of_first"])
+    check(shown_after == ("ok", True), f"the connection's access history still shows its oldest retained events "
+                                       f"({shown_after})")
+    rows = set(json.loads(django_side(env, "counts"))["proposal_ids"])
+    lost = tally.confirmed_ids - rows
+    check(not lost, f"no proposal lost ({len(tally.confirmed_ids)} answered, {len(lost)} missing)")
+    return {"seeded": {"dropped_period": old["name"], "dropped_events": old["events"], "kept_period": kept["name"],
+                       "kept_events": kept["events"]},
+            "outcomes_while_changing": dict(outcomes), "proposal_answers_meanwhile": judged["answers"],
+            "partitions_before": result["attached_before"], "partitions_after": result["attached_after"],
+            "created": result["created"], "dropped": gone,
+            "ensure_seconds": result.get("ensure_seconds"), "prune_seconds": result.get("prune_seconds"),
+            "assistant_calls_seconds": latency, "lock_waits": lock_waits,
+            "access_events_recorded_meanwhile": new, "fact_carrying_calls_meanwhile": least,
+            "unseen_meanwhile": most - least, "kept_period_events_after": after["periods"][kept["name"]],
+            "replica_replayed_seconds": window.get("replayed")}
+
+
 def phase_redis_stopped(redis_url: str, assistants, tally) -> dict:
     print("\n== fault: Redis stopped", flush=True)
     import redis
@@ -766,8 +947,8 @@ def main() -> int:
                 "worker_kill": lambda: phase_worker_kill(server, assistants, tally),
                 "postgres_restart": lambda: phase_postgres_restart(env, pg_data, assistants, tally),
                 "replica_restart": lambda: phase_replica_restart(env, pair, assistants, tally),
-                # Each fault runs under the load, in this order. The next one (the partitioned access
-                # history: a partition created and one dropped by retention mid-load) is added here.
+                "history_partitions": lambda: phase_history_partitions(env, pair, assistants, tally),
+                # Each fault runs under the load, in this order; a new one is a phase added here.
             }
             for name, phase in faults.items():
                 report[name] = phase()
