@@ -13,6 +13,8 @@ def _view_on_site(request, content_type_id, object_id):
         raise Http404("this record has no page on the site") from None
 
 
+handler500 = "apps.ops.views.server_error"  # the database down is a 503 on the person's pages too
+
 # SPEC I-6 (home)
 urlpatterns = [
     path("", RedirectView.as_view(url="/me/facts/", permanent=False)),

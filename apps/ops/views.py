@@ -5,9 +5,14 @@ Design notes: docs/design.md.
 
 from __future__ import annotations
 
+import sys
+
 from django.conf import settings
-from django.http import HttpRequest, JsonResponse
+from django.db import InterfaceError, OperationalError
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.template import loader
 from django.views.decorators.cache import never_cache
+from django.views.decorators.csrf import requires_csrf_token
 from django.views.decorators.http import require_safe
 
 from apps.ops import health
@@ -41,3 +46,21 @@ def _is_staff(request: HttpRequest) -> bool:
         return bool(request.user.is_active and request.user.is_staff)
     except Exception:
         return False
+
+
+RETRY_AFTER_SECONDS = 5
+
+
+@requires_csrf_token
+def server_error(request: HttpRequest) -> HttpResponse:
+    """``handler500``: a request that failed because the database could not be reached is an outage the person
+    may retry — 503 with ``Retry-After``, as /mcp answers — not a fault of the product's (500).
+
+    Django calls it while handling the exception, which ``sys.exc_info()`` names. Both pages render from
+    templates that read nothing: the database may be the very thing that failed."""
+    outage = isinstance(sys.exc_info()[1], (OperationalError, InterfaceError))
+    page = loader.get_template("503.html" if outage else "500.html").render({})  # no context processor reads
+    response = HttpResponse(page, status=503 if outage else 500)
+    if outage:
+        response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    return response
