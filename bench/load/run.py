@@ -626,10 +626,12 @@ def phase_postgres_restart(env, pg_data: Path, assistants, tally) -> dict:
         fault.clear()
 
     outcomes = faulty(assistants, tally, 10, restart, "PostgreSQL restart")
-    person = {k: v for k, v in outcomes.items() if k.startswith("person ")}  # reported, not judged here
+    person = {k: v for k, v in outcomes.items() if k.startswith("person ")}
     outcomes = Counter({k: v for k, v in outcomes.items() if k not in person})
     explicit = {"ok", "unavailable", "http 503", *JUDGED}
     check(set(outcomes) <= explicit, f"while down: only ok, 503 or unavailable ({dict(outcomes)})")
+    check(set(person) <= {"person ok", "person http 503"},
+          f"while down: the person's pages answer or say 503, never 500 ({person})")
     check(outcomes.get("http 503", 0) + outcomes.get("unavailable", 0) > 0, "the outage was answered explicitly")
     tally.errors.clear()
     drive(assistants, 3)
