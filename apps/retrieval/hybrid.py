@@ -21,7 +21,6 @@ from apps.retrieval.indexing import normalize
 
 log = logging.getLogger(__name__)
 
-# SPEC S-4 (home)
 DEPTH = 50  # the most records that match by meaning
 # A field matches by meaning when its similarity is at least FLOOR, stands STANDING standard deviations above
 # the query's background and NONSENSE above its closest nonsense string (``calibration``). Chosen on the

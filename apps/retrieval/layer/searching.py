@@ -157,7 +157,7 @@ def search_scopes(access: Access, targets: list[TypeView], backend: BaseSearchBa
             for v in targets if (fields := searchable_fields(v))]
 
 
-# The one engine (SPEC S-4): the agents' search and search_user_context both find and rank through here.
+# SPEC S-4 (home): the one engine — the agents' search and search_user_context both find and rank here.
 def ranked(backend: BaseSearchBackend, *, owner_id: int, query: str, targets: list[Target],
            pool: int) -> Iterator[Found]:
     """The matches of ``query`` in ``targets``, best first, each confirmed in the current record (SPEC R-6)
