@@ -93,7 +93,9 @@ class PersonalAdmin(admin.ModelAdmin):
     def hides(self, name: Any) -> bool:
         if callable(name):
             name = getattr(name, "__name__", "")
-        return name not in self.shown and name not in ALWAYS_SHOWN
+        # A stand-in is what is shown in a content field's place: a form laid out from its fields (no ``fields``
+        # declared) lists the stand-ins among its read-only fields.
+        return name not in self.shown and name not in ALWAYS_SHOWN and not str(name).startswith(HIDDEN)
 
     # --- what is displayed ---------------------------------------------------------------------------
 
@@ -230,7 +232,9 @@ class PersonalAdmin(admin.ModelAdmin):
         fieldsets = super().get_fieldsets(request, obj)
         if obj is None or self.revealed(request, obj):
             return fieldsets
-        masked = [(name, {**options, "fields": _masked_names(options["fields"], self.hides)})
+        # Each field once (a stand-in may be listed as a read-only field and as its field's place); the link first.
+        seen = {REVEAL_LINK}
+        masked = [(name, {**options, "fields": _masked_names(options["fields"], self.hides, seen)})
                   for name, options in fieldsets]
         if any(self.hides(name) for _, options in fieldsets for name in _flat(options["fields"])):
             masked.insert(0, (None, {"fields": [REVEAL_LINK]}))
@@ -304,9 +308,18 @@ def _flat(fields: Any) -> list[Any]:
     return flat
 
 
-def _masked_names(fields: Any, hides: Callable[[Any], bool]) -> list[Any]:
-    return [tuple(_masked_names(item, hides)) if isinstance(item, (list, tuple))
-            else HIDDEN + item if hides(item) else item for item in fields]
+def _masked_names(fields: Any, hides: Callable[[Any], bool], seen: set[Any]) -> list[Any]:
+    """``fields`` with each content field's stand-in in its place, leaving out what ``seen`` already holds."""
+    masked: list[Any] = []
+    for item in fields:
+        if isinstance(item, (list, tuple)):
+            masked.append(tuple(_masked_names(item, hides, seen)))
+            continue
+        name = HIDDEN + item if hides(item) else item
+        if name not in seen:
+            seen.add(name)
+            masked.append(name)
+    return masked
 
 
 class WrittenByTheProduct(admin.ModelAdmin):

@@ -235,6 +235,17 @@ AREAS = {
              "both breaks of _lookup_fields: past a part that names no field, or past a field that is no "
              "relation, a lookup can only go on with a comparison (``__exact``) or be invalid, which the change "
              "list answers with an error; reading on allows nothing more"),
+            ("apps/staff/masking.py", "core/ReplaceComparisonOperator_Is_IsNot",
+             "if not field.is_relation or field.related_model is None:",
+             "stopping at the first relation changes only lookups past it, which Django refuses first (above)"),
+            ("apps/staff/masking.py", "core/ReplaceAndWithOr",
+             "return len(names) == 1 or (relation and names[1:] == [\"id\"])",
+             "a lookup of two fields or more starts with a relation (relation is true), and Django refuses any "
+             "that goes past that relation's id before this line (above): names[1:] is [\"id\"] whenever read"),
+            ("apps/staff/selectors.py", "core/NumberReplacer",
+             "if latest is None or latest[1] is None or latest[1] <= clock.now():",
+             "a reveal without an end cannot be stored (CHECK staff_reveal_has_end), and a reveal's person is "
+             "never null; either test is false for every row the query can return"),
             ("apps/staff/masking.py", "core/ReplaceAndWithOr",
              "relation = relation or (len(names) == 1 and field.is_relation)",
              "relation is read only for lookups of two fields or more, and a lookup goes past its first field only "

@@ -60,6 +60,8 @@ def test_the_masked_form_offers_the_reveal(admin_client, user, admin_user, fact,
     url = reverse("admin:memory_fact_change", args=[fact.pk])
     reveal = reverse("admin:staff_accessrecord_reveal") + f"?person={user.pk}"
     assert reveal in admin_client.get(url).content.decode()
+    masked = admin_client.get(url).content.decode()
+    assert masked.index(reveal) < masked.index("field-hidden__")  # the reveal comes before the first hidden field
     staff_reveal(staff=admin_user, person=user, reason=REASON)
     page = admin_client.get(url).content.decode()
     assert reveal not in page and "Two cups each morning" in page
@@ -130,3 +132,26 @@ def test_every_personal_model_has_the_masking_admin():
         if owner_fields or model in personal:
             assert isinstance(model_admin, PersonalAdmin), model
     assert isinstance(admin.site._registry[Fact], FactAdmin)
+
+
+# SPEC AD-2: the revealed person's rows show in a list as the admin shows them unmasked — a field by its
+# display (a choice by its label), a method column by its value.
+def test_the_revealed_list_shows_content_as_the_admin_does(admin_client, user, admin_user, frozen_clock):
+    contact_create(owner=user, display_name="Wang", aliases=["Xiao Wang"], relation="colleague")
+    staff_reveal(staff=admin_user, person=user, reason=REASON)
+    html = admin_client.get(reverse("admin:memory_contact_changelist"), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "Wang" in html and "Xiao Wang" in html and "hidden ·" not in html.split("<tbody>", 1)[1]
+
+
+# SPEC AD-2: whatever a change form lays out — its own ``fields`` or the model's — each content field has its
+# masked stand-in, so the form renders for every row.
+def test_every_content_field_has_its_stand_in(admin_user, rf, user, fact):
+    class Undeclared(PersonalAdmin):
+        shown = ("id", "owner", "category")
+
+    model_admin = Undeclared(Fact, admin.site)
+    request = rf.get("/")
+    request.user = admin_user
+    names = [name for _, options in model_admin.get_fieldsets(request, fact) for name in options["fields"]]
+    assert "hidden__value" in names and "hidden__evidence" in names
+    assert all(hasattr(model_admin, name) for name in names if name.startswith("hidden__"))

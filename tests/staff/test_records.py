@@ -13,9 +13,9 @@ from apps.common import clock
 from apps.consent.admin import FactShareAdmin
 from apps.consent.models import FactShare, Proposal
 from apps.consent.services import proposal_submit, shares_set
-from apps.memory.admin import FactAdmin
-from apps.memory.models import Fact
-from apps.memory.services import fact_create
+from apps.memory.admin import EpisodeAdmin, FactAdmin
+from apps.memory.models import Episode, Fact
+from apps.memory.services import fact_create, todo_create
 from apps.staff.models import AccessRecord
 from apps.staff.services import staff_access_record, staff_reveal
 from tests.consent.factories import make_application, make_connection
@@ -138,7 +138,8 @@ class _OwnerUnlisted(FactAdmin):
 
     shown = tuple(name for name in FactAdmin.shown if name != "owner")
     list_display_links = ("value",)  # a content column: hidden, so the link must move
-    list_filter = (*FactAdmin.list_filter, "label", "owner__username")  # content, and past the person's id
+    list_filter = (*FactAdmin.list_filter, "label", "owner__username",  # content, and past the person's id
+                   ("certainty", admin.ChoicesFieldListFilter))  # structure, with its filter class
 
 
 # SPEC AD-2: filtering by whose rows they are is structure even where the person is not a column; past the
@@ -152,6 +153,33 @@ def test_whose_rows_is_a_filter_even_unlisted(admin_user, rf):
     assert not model_admin.lookup_allowed("owner__first_name", "x", request)
     kept = model_admin.get_list_filter(request)
     assert "category" in kept and "label" not in kept and "owner__username" not in kept
+    assert ("certainty", admin.ChoicesFieldListFilter) in kept
+
+
+class _TranscriptUnlisted(EpisodeAdmin):
+    """An admin that does not list the transcript an episode came from."""
+
+    shown = tuple(name for name in EpisodeAdmin.shown if name != "transcript")
+
+
+# SPEC AD-2: a relation that is not structure of this list is no filter, not even by its id.
+def test_an_unlisted_relation_is_no_filter(admin_user, rf):
+    model_admin = _TranscriptUnlisted(Episode, admin.site)
+    request = rf.get("/")
+    request.user = admin_user
+    assert not model_admin.lookup_allowed("transcript__id__exact", "1", request)
+    assert EpisodeAdmin(Episode, admin.site).lookup_allowed("transcript__id__exact", "1", request)
+
+
+# SPEC AD-2: a staff save that changes a person's record is recorded for them; a save that changes nothing is not.
+def test_a_staff_save_is_recorded_only_when_it_changes_something(admin_client, user, frozen_clock):
+    todo = todo_create(owner=user, title="Renew passport", notes="", status="open", due_at=None)
+    url = reverse("admin:memory_todo_change", args=[todo.pk])
+    unchanged = {"status": "open", "due_at_0": "", "due_at_1": "", "_save": "Save"}
+    assert admin_client.post(url, unchanged).status_code == 302
+    assert records(user) == []
+    assert admin_client.post(url, {**unchanged, "status": "done"}).status_code == 302
+    assert records(user) == [("admin", "change", [f"todo:{todo.pk}"])]
 
 
 # SPEC AD-2: a list whose link column is masked still links every row to its change form, from its first column.
