@@ -238,6 +238,10 @@ AREAS = {
             ("apps/staff/masking.py", "core/ReplaceComparisonOperator_Is_IsNot",
              "if not field.is_relation or field.related_model is None:",
              "stopping at the first relation changes only lookups past it, which Django refuses first (above)"),
+            ("apps/staff/masking.py", "core/ReplaceUnaryOperator_Delete_Not",
+             "if not field.is_relation or field.related_model is None:",
+             "stopping at the first relation (and reading on past a field that is none) changes only lookups "
+             "Django refuses first (above), or invalid ones"),
             ("apps/staff/masking.py", "core/ReplaceAndWithOr",
              "return len(names) == 1 or (relation and names[1:] == [\"id\"])",
              "a lookup of two fields or more starts with a relation (relation is true), and Django refuses any "
