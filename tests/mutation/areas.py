@@ -238,6 +238,10 @@ AREAS = {
             ("apps/staff/masking.py", "core/ReplaceComparisonOperator_Is_IsNot",
              "if not field.is_relation or field.related_model is None:",
              "stopping at the first relation changes only lookups past it, which Django refuses first (above)"),
+            ("apps/staff/masking.py", "core/ReplaceOrWithAnd",
+             "if not field.is_relation or field.related_model is None:",
+             "differs only for a relation without a related model (a generic foreign key), which no model with a "
+             "personal admin has"),
             ("apps/staff/masking.py", "core/ReplaceUnaryOperator_Delete_Not",
              "if not field.is_relation or field.related_model is None:",
              "stopping at the first relation (and reading on past a field that is none) changes only lookups "

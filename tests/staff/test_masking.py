@@ -155,3 +155,8 @@ def test_every_content_field_has_its_stand_in(admin_user, rf, user, fact):
     names = [name for _, options in model_admin.get_fieldsets(request, fact) for name in options["fields"]]
     assert "hidden__value" in names and "hidden__evidence" in names
     assert all(hasattr(model_admin, name) for name in names if name.startswith("hidden__"))
+    staff_reveal(staff=admin_user, person=user, reason=REASON)  # revealed: the fields, and no stand-in beside them
+    request = rf.get("/")
+    request.user = admin_user
+    names = [name for _, options in model_admin.get_fieldsets(request, fact) for name in options["fields"]]
+    assert "value" in names and not any(name.startswith("hidden__") for name in names)
