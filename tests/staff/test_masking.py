@@ -160,3 +160,17 @@ def test_every_content_field_has_its_stand_in(admin_user, rf, user, fact):
     request.user = admin_user
     names = [name for _, options in model_admin.get_fieldsets(request, fact) for name in options["fields"]]
     assert "value" in names and not any(name.startswith("hidden__") for name in names)
+
+
+# SPEC AD-2: in a form of several fieldsets the reveal comes first, before any of them.
+def test_the_reveal_comes_before_every_fieldset(admin_user, rf, fact):
+    class Sectioned(PersonalAdmin):
+        shown = ("id", "owner", "category")
+        fieldsets = ((None, {"fields": ("owner", "category")}), ("Content", {"fields": ("label", "value")}))
+
+    request = rf.get("/")
+    request.user = admin_user
+    fieldsets = Sectioned(Fact, admin.site).get_fieldsets(request, fact)
+    assert fieldsets[0] == (None, {"fields": ["staff_reveal_link"]})
+    assert [options["fields"] for _, options in fieldsets[1:]] == [["owner", "category"],
+                                                                   ["hidden__label", "hidden__value"]]
