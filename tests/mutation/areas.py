@@ -254,6 +254,9 @@ AREAS = {
              "if latest is None or latest[1] is None or latest[1] <= clock.now():",
              "a reveal without an end cannot be stored (CHECK staff_reveal_has_end), and a reveal's person is "
              "never null; either test is false for every row the query can return"),
+            ("apps/staff/masking.py", "core/ReplaceFalseWithTrue", "model, relation = self.model, False",
+             "relation is read only for lookups of two fields or more, which start with a relation: it is true "
+             "there whatever it starts as"),
             ("apps/staff/masking.py", "core/ReplaceAndWithOr",
              "relation = relation or (len(names) == 1 and field.is_relation)",
              "relation is read only for lookups of two fields or more, and a lookup goes past its first field only "
