@@ -11,6 +11,8 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template import loader
+from django.utils.translation import get_language
+from django.utils.translation import gettext_lazy as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import requires_csrf_token
 from django.views.decorators.http import require_safe
@@ -49,6 +51,10 @@ def _is_staff(request: HttpRequest) -> bool:
 
 
 RETRY_AFTER_SECONDS = 5
+_OUTAGE = (_("Temporarily unavailable"), _("Your memory is safe, but it cannot be reached just now. Nothing you "
+                                           "sent was lost: try again in a few seconds."))
+_FAULT = (_("Something went wrong"), _("The page could not be shown. The problem has been logged; please try again "
+                                       "later."))
 
 
 @requires_csrf_token
@@ -56,10 +62,12 @@ def server_error(request: HttpRequest) -> HttpResponse:
     """``handler500``: a request that failed because the database could not be reached is an outage the person
     may retry — 503 with ``Retry-After``, as /mcp answers — not a fault of the product's (500).
 
-    Django calls it while handling the exception, which ``sys.exc_info()`` names. Both pages render from
-    templates that read nothing: the database may be the very thing that failed."""
+    Django calls it while handling the exception, which ``sys.exc_info()`` names. The page reads nothing: the
+    database may be the very thing that failed."""
     outage = isinstance(sys.exc_info()[1], (OperationalError, InterfaceError))
-    page = loader.get_template("503.html" if outage else "500.html").render({})  # no context processor reads
+    title, text = _OUTAGE if outage else _FAULT
+    page = loader.get_template("error.html").render(  # no request: no context processor reads anything
+        {"title": title, "text": text, "language": get_language()})
     response = HttpResponse(page, status=503 if outage else 500)
     if outage:
         response["Retry-After"] = str(RETRY_AFTER_SECONDS)
