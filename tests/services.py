@@ -51,18 +51,24 @@ def _wait_for_port(port: int, timeout: float = 30.0) -> None:
     raise RuntimeError(f"nothing listened on 127.0.0.1:{port} after {timeout}s")
 
 
+def _cluster_dirs(prefix: str, uid: int | None, gid: int | None) -> tuple[Path, Path, Path]:
+    """A new directory for a cluster, its data directory's path and its socket directory, owned by ``uid``."""
+    root = Path(tempfile.mkdtemp(prefix=prefix))
+    data, sockets = root / "data", root / "run"
+    sockets.mkdir()
+    if uid is not None:
+        for path in (root, sockets):
+            os.chown(path, uid, gid)  # type: ignore[arg-type]  # set together with uid
+    return root, data, sockets
+
+
 @contextlib.contextmanager
 def postgres_cluster(*, settings: tuple[str, ...] = (), hba: tuple[str, ...] = ()) -> Iterator[str]:
     """Yield a ``DATABASE_URL`` for a fresh cluster (UTF-8 ctype: pg_trgm needs it for CJK).
 
     ``settings``: more server options (``-c name=value``); ``hba``: lines put first in ``pg_hba.conf``."""
     prefix, uid, gid = _as_postgres_user()
-    root = Path(tempfile.mkdtemp(prefix="lifeos-pg-"))
-    data, sockets = root / "data", root / "run"
-    sockets.mkdir()
-    if uid is not None:
-        for path in (root, sockets):
-            os.chown(path, uid, gid)
+    root, data, sockets = _cluster_dirs("lifeos-pg-", uid, gid)
     port = free_port()
     try:
         subprocess.run(
@@ -126,12 +132,7 @@ def postgres_replicated() -> Iterator[Replicated]:
 
         with psycopg.connect(primary_url.rsplit("/", 1)[0] + "/postgres", autocommit=True) as db:
             db.execute(f"CREATE ROLE {REPLICATION_USER} WITH LOGIN REPLICATION")
-        root = Path(tempfile.mkdtemp(prefix="lifeos-pg-replica-"))
-        data, sockets = root / "data", root / "run"
-        sockets.mkdir()
-        if uid is not None:
-            for path in (root, sockets):
-                os.chown(path, uid, gid)
+        root, data, sockets = _cluster_dirs("lifeos-pg-replica-", uid, gid)
         port = free_port()
         primary_port = primary_url.rsplit(":", 1)[1].split("/")[0]
         replica = Replicated(primary_url=primary_url, replica_url=f"postgres://lifeos@127.0.0.1:{port}/lifeos",

@@ -83,6 +83,17 @@ def test_the_vector_scope_is_answered_from_indexes_alone(user, other_user):  # S
     # A person's rows and records are spread over tables shared with everyone else: the scope
     # reads the owner's slice of one index, and checks each row's record against the ids of the
     # person's current records, never the rows or records themselves.
+    sql, params = _vector_scope(user, other_user)
+    records = ("memory_todo", "memory_voicememo", "memory_calendarevent")
+    plan = _plan(sql, params, (PROJECTION, *records))
+    assert "Index Only Scan using projection_owner_vectors" in plan, plan
+    for table in records:
+        assert f"Index Only Scan using {table}_current_ids" in plan, plan
+    assert f"Seq Scan on {PROJECTION}" not in plan, plan
+
+
+def _vector_scope(user, other_user) -> tuple[str, list]:
+    """The vector scope statement of a search over every readable type, two records each for two people."""
     from apps.retrieval.backends import SearchScope, get_search_backend
     from apps.retrieval.hybrid import query_vector
     from apps.retrieval.layer.access import views
@@ -94,13 +105,7 @@ def test_the_vector_scope_is_answered_from_indexes_alone(user, other_user):  # S
     scopes = [SearchScope(v.type, searchable_fields(v), v.resource.adapter.searchable_records(user.pk))
               for v in views(caller) if searchable_fields(v)]
     model, _ = query_vector("hotel")
-    sql, params = get_search_backend().vector_scope_sql(owner_id=user.pk, scopes=scopes, model=model)
-    records = ("memory_todo", "memory_voicememo", "memory_calendarevent")
-    plan = _plan(sql, params, (PROJECTION, *records))
-    assert "Index Only Scan using projection_owner_vectors" in plan, plan
-    for table in records:
-        assert f"Index Only Scan using {table}_current_ids" in plan, plan
-    assert f"Seq Scan on {PROJECTION}" not in plan, plan
+    return get_search_backend().vector_scope_sql(owner_id=user.pk, scopes=scopes, model=model)
 
 
 def test_terms_in_different_readable_fields_still_find_their_record(user, other_user, settings):  # SPEC R-5, S-3
@@ -124,18 +129,7 @@ def test_the_vector_scope_reads_no_projection_row_on_sqlite(user, other_user):  
     # or the scope would read the table once per row, and Django would warn (models.W040) on every start.
     if connection.vendor != "sqlite":
         pytest.skip("PostgreSQL: test_the_vector_scope_is_answered_from_indexes_alone")
-    from apps.retrieval.backends import SearchScope, get_search_backend
-    from apps.retrieval.hybrid import query_vector
-    from apps.retrieval.layer.access import views
-    from apps.retrieval.layer.searching import searchable_fields
-
-    _records(user, 2)
-    _records(other_user, 2)
-    caller = access(user)
-    scopes = [SearchScope(v.type, searchable_fields(v), v.resource.adapter.searchable_records(user.pk))
-              for v in views(caller) if searchable_fields(v)]
-    model, _ = query_vector("hotel")
-    sql, params = get_search_backend().vector_scope_sql(owner_id=user.pk, scopes=scopes, model=model)
+    sql, params = _vector_scope(user, other_user)
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")
         cursor.execute("EXPLAIN QUERY PLAN " + sql, params)
