@@ -51,8 +51,9 @@ def _is_staff(request: HttpRequest) -> bool:
 
 
 RETRY_AFTER_SECONDS = 5
-_OUTAGE = (_("Temporarily unavailable"), _("Your memory is safe, but it cannot be reached just now. Nothing you "
-                                           "sent was lost: try again in a few seconds."))
+# Nothing is claimed about what the request carried: a change sent while the database was down was not saved.
+_OUTAGE = (_("Temporarily unavailable"), _("Your memory is safe, but it cannot be reached just now. A change you "
+                                           "were saving may not have been saved: try again in a few seconds."))
 _FAULT = (_("Something went wrong"), _("The page could not be shown. The problem has been logged; please try again "
                                        "later."))
 
