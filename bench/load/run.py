@@ -636,12 +636,17 @@ def phase_postgres_restart(env, pg_data: Path, assistants, tally) -> dict:
     tally.errors.clear()
     drive(assistants, 3)
     check(not tally.errors, f"full recovery after the restart ({Counter(o for _, o in tally.errors)})")
-    rows = set(json.loads(django_side(env, "counts"))["proposal_ids"])
-    lost = tally.confirmed_ids - rows
-    check(not lost, f"no confirmed proposal lost ({len(tally.confirmed_ids)} confirmed, {len(lost)} missing)")
+    check_no_proposal_lost(env, tally)
     return {"outcomes_while_down": dict(outcomes), "person_while_down": person,
             "down_seconds": round(window["up"] - window["down"], 1),
             "confirmed_before_restart": len(confirmed_before), "confirmed_total": len(tally.confirmed_ids)}
+
+
+def check_no_proposal_lost(env: dict, tally: Tally) -> None:
+    """Every proposal an assistant was answered an id for is still a row."""
+    rows = set(json.loads(django_side(env, "counts"))["proposal_ids"])
+    lost = tally.confirmed_ids - rows
+    check(not lost, f"no proposal lost ({len(tally.confirmed_ids)} answered, {len(lost)} missing)")
 
 
 def replica_transactions(pair: Replicated) -> int:
@@ -680,9 +685,7 @@ def phase_replica_restart(env, pair: Replicated, assistants, tally) -> dict:
     check(not tally.errors, f"full service after the replica came back ({Counter(o for _, o in tally.errors)})")
     served_after = replica_transactions(pair)
     check(served_after > 0, f"the replica serves reads again after its restart ({served_after} transactions since)")
-    rows = set(json.loads(django_side(env, "counts"))["proposal_ids"])
-    lost = tally.confirmed_ids - rows
-    check(not lost, f"no proposal lost ({len(tally.confirmed_ids)} answered, {len(lost)} missing)")
+    check_no_proposal_lost(env, tally)
     checked, missing = decisions_kept(env, tally)
     check(not missing, f"every decision the person made is kept ({checked} made, {len(missing)} not)")
     return {"outcomes_while_down": dict(outcomes), "down_seconds": round(window["up"] - window["down"], 1),
@@ -704,6 +707,58 @@ def history_shows(person: Person, url: str, moment: str) -> tuple[str, bool]:
     except (OSError, http.client.HTTPException) as error:
         return f"connection error ({type(error).__name__})", False
     return ("ok" if status == 200 else f"http {status}"), f'datetime="{moment}"' in body
+
+
+@contextlib.contextmanager
+def lock_waits_watched(primary_url: str, replica_url: str):
+    """Statements seen waiting on a lock, on the primary and on the replica, every 50 ms while the block runs.
+
+    Yields a dict, filled on exit: how many were seen, the longest wait, a few of the statements."""
+    import psycopg
+
+    waits: dict = {}  # (database, backend, statement and lock) → the longest its lock wait was seen to last
+    done, summary = threading.Event(), {}
+
+    def watch():
+        with psycopg.connect(primary_url, autocommit=True) as primary, \
+                psycopg.connect(replica_url, autocommit=True) as replica:
+            while not done.is_set():
+                for where, db in (("primary", primary), ("replica", replica)):
+                    for pid, age, query, lock in db.execute(
+                            "SELECT pid, extract(epoch FROM clock_timestamp() - query_start), left(query, 40), "
+                            "wait_event FROM pg_stat_activity "
+                            "WHERE wait_event_type = 'Lock' AND pid <> pg_backend_pid()"):
+                        key = (where, pid, f"{query}… ({lock})")
+                        waits[key] = max(waits.get(key, 0.0), round(float(age or 0), 2))
+                time.sleep(0.05)
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    try:
+        yield summary
+    finally:
+        done.set()
+        watcher.join(timeout=10)
+        summary.update(seen=len(waits), longest_seconds=max(waits.values(), default=0.0),
+                       statements=sorted({f"{where}: {query}" for where, _pid, query in waits})[:5])
+
+
+def call_seconds(tally: Tally, started: float, window_from: float, window_to: float) -> dict:
+    """The assistants' calls of a phase begun at ``started``: those begun in the window, those in flight across
+    it, and the whole phase's median and longest (seconds)."""
+    with tally.lock:
+        phase_calls = [(tool, t0, t1) for tool, t0, t1 in tally.timings if t0 >= started]
+    begun = sorted(t1 - t0 for _tool, t0, t1 in phase_calls if window_from <= t0 < window_to)
+    across = max((t1 - t0 for _tool, t0, t1 in phase_calls if t0 < window_to and t1 > window_from), default=0.0)
+    every = sorted(phase_calls, key=lambda call: call[2] - call[1])
+    return {"begun_while_tasks_ran": len(begun),
+            "their_median": round(begun[len(begun) // 2], 3) if begun else None,
+            "their_longest": round(begun[-1], 2) if begun else None,
+            "longest_in_flight_then": round(across, 2),
+            "phase_median": round(every[len(every) // 2][2] - every[len(every) // 2][1], 3) if every else None,
+            "phase_longest": round(every[-1][2] - every[-1][1], 2) if every else None,
+            "phase_longest_begun_at": round(every[-1][1] - started, 1) if every else None,
+            "tasks_from_to": [round(window_from - started, 1), round(window_to - started, 1)]}
 
 
 def phase_history_partitions(env, pair: Replicated, assistants, tally) -> dict:
@@ -748,32 +803,9 @@ def phase_history_partitions(env, pair: Replicated, assistants, tally) -> dict:
         time.sleep(2)  # the person's next pages, their access history read from the replica, fall in the window
         fault.clear()
 
-    waits: dict = {}  # (database, backend, statement and lock) → the longest its lock wait was seen to last
-    watching = threading.Event()
-
-    def watch():  # statements waiting on a lock, on the primary and on the replica, every 50 ms
-        import psycopg
-
-        with psycopg.connect(env["DATABASE_URL"], autocommit=True) as primary, \
-                psycopg.connect(pair.replica_url, autocommit=True) as replica:
-            while not watching.is_set():
-                for where, db in (("primary", primary), ("replica", replica)):
-                    for pid, age, query, lock in db.execute(
-                            "SELECT pid, extract(epoch FROM clock_timestamp() - query_start), left(query, 40), "
-                            "wait_event FROM pg_stat_activity "
-                            "WHERE wait_event_type = 'Lock' AND pid <> pg_backend_pid()"):
-                        key = (where, pid, f"{query}… ({lock})")
-                        waits[key] = max(waits.get(key, 0.0), round(float(age or 0), 2))
-                time.sleep(0.05)
-
-    watcher = threading.Thread(target=watch, daemon=True)
     started = time.monotonic()
-    watcher.start()
-    outcomes = faulty(assistants, tally, seconds, run_tasks, "partition made and dropped")
-    watching.set()
-    watcher.join(timeout=10)
-    lock_waits = {"seen": len(waits), "longest_seconds": max(waits.values(), default=0.0),
-                  "statements": sorted({f"{where}: {query}" for where, _pid, query in waits})[:5]}
+    with lock_waits_watched(env["DATABASE_URL"], pair.replica_url) as lock_waits:
+        outcomes = faulty(assistants, tally, seconds, run_tasks, "partition made and dropped")
     print(f"  statements seen waiting on a lock meanwhile: {lock_waits}", flush=True)
     try:
         _, errors = tasks.communicate(timeout=120)
@@ -788,20 +820,7 @@ def phase_history_partitions(env, pair: Replicated, assistants, tally) -> dict:
           f"both tasks ran while the load did ({window.get('end', float('nan')) - started:.1f} s into "
           f"{seconds} s of load)")
     # The module takes no lock an assistant's call waits on (apps/consent/partitions.py): how long were they?
-    tasks_from, tasks_to = window.get("start", started), window.get("end", started + seconds)
-    with tally.lock:
-        phase_calls = [(tool, t0, t1) for tool, t0, t1 in tally.timings if t0 >= started]
-    begun = sorted(t1 - t0 for _tool, t0, t1 in phase_calls if tasks_from <= t0 < tasks_to)
-    across = max((t1 - t0 for _tool, t0, t1 in phase_calls if t0 < tasks_to and t1 > tasks_from), default=0.0)
-    every = sorted(phase_calls, key=lambda call: call[2] - call[1])
-    latency = {"begun_while_tasks_ran": len(begun),
-               "their_median": round(begun[len(begun) // 2], 3) if begun else None,
-               "their_longest": round(begun[-1], 2) if begun else None,
-               "longest_in_flight_then": round(across, 2),
-               "phase_median": round(every[len(every) // 2][2] - every[len(every) // 2][1], 3) if every else None,
-               "phase_longest": round(every[-1][2] - every[-1][1], 2) if every else None,
-               "phase_longest_begun_at": round(every[-1][1] - started, 1) if every else None,
-               "tasks_from_to": [round(tasks_from - started, 1), round(tasks_to - started, 1)]}
+    latency = call_seconds(tally, started, window.get("start", started), window.get("end", started + seconds))
     print(f"  assistants' calls, seconds (begun while the tasks ran; the whole phase): {latency}", flush=True)
     allowed = {"ok", *JUDGED, "person ok"}
     check(set(outcomes) <= allowed, f"while the partitions changed: only what a healthy run answers ({dict(outcomes)})")
@@ -835,9 +854,7 @@ def phase_history_partitions(env, pair: Replicated, assistants, tally) -> dict:
     shown_after = history_shows(person, history_url, kept["oldest_of_first"])
     check(shown_after == ("ok", True), f"the connection's access history still shows its oldest retained events "
                                        f"({shown_after})")
-    rows = set(json.loads(django_side(env, "counts"))["proposal_ids"])
-    lost = tally.confirmed_ids - rows
-    check(not lost, f"no proposal lost ({len(tally.confirmed_ids)} answered, {len(lost)} missing)")
+    check_no_proposal_lost(env, tally)
     return {"seeded": {"dropped_period": old["name"], "dropped_events": old["events"], "kept_period": kept["name"],
                        "kept_events": kept["events"]},
             "outcomes_while_changing": dict(outcomes), "proposal_answers_meanwhile": judged["answers"],
