@@ -8,13 +8,17 @@ So a field matches by meaning when
   with (the caller's readable fields of visible records, nothing else: SPEC R-5) and to a fixed cohort of
   everyday texts in both languages, which steadies the figures of a person with few rows; and
 * it is closer to the query than the nearest of a fixed set of nonsense strings (random letters, random
-  characters), by a margin: a query of nonsense is as close to other nonsense as to anything a person wrote.
+  characters), by a margin: a query of nonsense is as close to other nonsense as to anything a person wrote;
+* it is nearly as close to the query as the nearest of a fixed set of general-knowledge topics (science,
+  history, sport, the arts, in both languages): a question an encyclopedia answers ("how do bees make
+  honey") is closer to one of them than to the person's record that merely shares its theme.
 """
 
 from __future__ import annotations
 
 import logging
 import random
+import re
 import threading
 from dataclasses import dataclass
 
@@ -46,6 +50,54 @@ COHORT = (
 )
 
 
+# General-knowledge topics in English and Chinese — science, history, sport, the arts, animals, how food and
+# machines work — what a question the person's memory does not answer is usually about. Not flights or the
+# weather: "flight to Chengdu" and a cloud contract are a person's business. Fixed, like the cohort: changing
+# it moves ``hybrid.GENERAL``.
+GENERAL = (
+    # English
+    "how volcanoes form", "the theory of relativity", "photosynthesis in plants", "how black holes work",
+    "the periodic table of elements", "plate tectonics and earthquakes", "the life cycle of stars",
+    "how vaccines train the immune system", "the structure of DNA", "climate change and greenhouse gases",
+    "how rainbows appear", "the migration of whales", "the anatomy of the human heart", "quantum mechanics basics",
+    "how magnets work", "the water cycle", "dinosaur extinction", "the speed of light",
+    "how bats navigate in the dark", "why the sky is blue", "the evolution of birds", "coral reef ecosystems",
+    "the fall of the Roman Empire", "the French Revolution", "ancient Egyptian pyramids",
+    "the Industrial Revolution", "the Silk Road trade routes", "the Cold War", "the Renaissance in Italy",
+    "the Ming dynasty", "the Viking age", "the invention of paper", "World War One trenches", "the Aztec empire",
+    "Greek mythology gods", "the offside rule in football", "how scoring works in tennis",
+    "the history of the Olympic Games", "basketball defensive tactics", "the rules of ice hockey",
+    "famous chess grandmasters", "how to play poker", "formula one racing strategy", "the rules of golf",
+    "sumo wrestling traditions", "baroque music composers", "impressionist painting techniques",
+    "the plays of Shakespeare", "the grammar of Latin verbs", "the origin of the English alphabet",
+    "Gothic cathedrals", "jazz improvisation", "the history of cinema", "Japanese haiku poetry",
+    "opera singing styles", "how the internet routes packets", "the invention of the steam engine",
+    "how nuclear power plants work", "the history of money", "supply and demand in economics",
+    "how batteries store energy", "the first computers", "how satellites stay in orbit",
+    "the longest rivers in the world", "the highest mountains on earth", "deserts of Africa",
+    "the climate of Antarctica", "the islands of the Pacific Ocean", "capital cities of Europe", "how wine is made",
+    "the history of sushi", "the chemistry of caramel", "where spices come from", "how wolves hunt in packs",
+    "the migration of salmon", "octopus intelligence", "how camels survive in deserts",
+    "how refrigerators keep food cold", "how GPS finds a location", "how microwaves heat food", "how ships float",
+    "how central banks set interest rates", "the history of the stock market", "the history of railways",
+    "how the liver works", "why we need vitamins", "how muscles grow",
+    # Chinese
+    "火山是怎么形成的", "相对论", "植物的光合作用", "黑洞的原理", "元素周期表", "地震和板块运动", "恒星的一生",
+    "疫苗的原理", "DNA 的双螺旋结构", "全球变暖", "彩虹是怎么出现的", "鲸鱼的迁徙", "人体心脏的结构",
+    "量子力学入门", "磁铁的原理", "水循环", "恐龙灭绝", "光速", "天空为什么是蓝色的", "珊瑚礁生态",
+    "罗马帝国的灭亡", "法国大革命", "埃及金字塔", "工业革命", "丝绸之路", "冷战", "文艺复兴", "明朝历史", "维京人",
+    "第一次世界大战", "希腊神话", "秦始皇统一六国", "唐诗宋词", "三国演义的故事", "足球的越位规则", "网球怎么计分",
+    "奥运会的历史", "围棋的规则", "象棋开局", "一级方程式赛车", "高尔夫球规则", "巴洛克音乐", "印象派绘画",
+    "莎士比亚的戏剧", "京剧的脸谱", "书法的笔法", "电影的历史", "日本俳句", "互联网是怎么传输数据的",
+    "蒸汽机的发明", "核电站的原理", "货币的历史", "供求关系", "电池怎么储存能量", "第一台计算机",
+    "卫星为什么不会掉下来", "世界上最长的河流", "世界最高的山", "非洲的沙漠", "南极的气候", "太平洋岛屿",
+    "欧洲各国首都", "酱油是怎么酿造的", "葡萄酒的酿造", "焦糖的化学", "香料的产地", "狼群怎么捕猎", "三文鱼洄游",
+    "章鱼的智力", "骆驼为什么耐渴", "冰箱制冷的原理", "GPS 定位的原理", "微波炉加热的原理", "船为什么能浮在水上",
+    "央行怎么调利率", "股票市场的历史", "铁路的历史", "肝脏的功能", "维生素的作用", "肌肉是怎么长的",
+)
+
+
+
 
 def _nonsense(seed: int = 7) -> tuple[str, ...]:
     """96 strings of random Latin letters and CJK characters, the same in every process (``random()`` only:
@@ -67,19 +119,21 @@ NONSENSE = _nonsense()
 
 @dataclass(frozen=True)
 class Background:
-    """One query's similarities to the fixed texts: the everyday cohort's, and the closest nonsense string's."""
+    """One query's similarities to the fixed texts: the everyday cohort's, the closest nonsense string's and
+    the closest general-knowledge topic's."""
 
     everyday: np.ndarray
     nonsense: float
+    general: float | None  # None: the query is about someone (``about_someone``), not general knowledge
 
 
 _lock = threading.Lock()
-_fixed: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # id(embedder) → (cohort, nonsense) unit vectors
+_fixed: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}  # id(embedder) → (cohort, nonsense, general)
 
 
-def background(embedder, query: np.ndarray) -> Background | None:
-    """``query``'s background under ``embedder`` (the fixed texts embedded once per process; None while the
-    embedder cannot answer)."""
+def background(embedder, query: np.ndarray, text: str) -> Background | None:
+    """The background of ``query``, the vector of ``text``, under ``embedder`` (the fixed texts embedded once
+    per process; None while the embedder cannot answer)."""
     from apps.retrieval.embeddings import EmbeddingUnavailable
     from apps.retrieval.indexing import normalize
 
@@ -87,15 +141,29 @@ def background(embedder, query: np.ndarray) -> Background | None:
     if fixed is None:
         try:
             vectors = np.ascontiguousarray(
-                embedder.embed([normalize(text) for text in (*COHORT, *NONSENSE)]), dtype=np.float32)
+                embedder.embed([normalize(t) for t in (*COHORT, *NONSENSE, *GENERAL)]), dtype=np.float32)
         except EmbeddingUnavailable as exc:
             log.warning("no background for calibrating meaning: %s", exc)
             return None
         vectors.flags.writeable = False
         with _lock:
-            fixed = _fixed.setdefault(id(embedder), (vectors[:len(COHORT)], vectors[len(COHORT):]))
+            cut = len(COHORT) + len(NONSENSE)
+            fixed = _fixed.setdefault(id(embedder), (vectors[:len(COHORT)], vectors[len(COHORT):cut], vectors[cut:]))
     query = query.astype(np.float32)
-    return Background(everyday=fixed[0] @ query, nonsense=float((fixed[1] @ query).max()))
+    general = None if about_someone(text) else float((fixed[2] @ query).max())
+    return Background(everyday=fixed[0] @ query, nonsense=float((fixed[1] @ query).max()), general=general)
+
+
+# Words that point at a person, or at someone's taste: a question holding one asks about someone's life
+# ("does she like jazz", 她喜欢哪个画家, 喜欢吃什么), however close it comes to a general-knowledge topic.
+# English words whole; Chinese as written (it often leaves the person out).
+_SOMEONE = re.compile(r"\b(?:i|me|my|mine|myself|we|our|us|you|your|she|her|hers|he|him|his|they|their|them|users?|"
+                      r"likes?|loves?|hates?|prefers?|favou?rite)\b|[我你您她他咱]|用户|自己|喜欢|讨厌|最爱|爱吃|爱喝")
+
+
+def about_someone(text: str) -> bool:
+    """Whether ``text`` (a query) is about someone: a pronoun, "user" or a word of taste, English or Chinese."""
+    return _SOMEONE.search(text.casefold()) is not None
 
 
 def standardized(similarities: np.ndarray, everyday: np.ndarray | None) -> np.ndarray:

@@ -23,11 +23,12 @@ log = logging.getLogger(__name__)
 
 DEPTH = 50  # the most records that match by meaning
 # A field matches by meaning when its similarity is at least FLOOR, stands STANDING standard deviations above
-# the query's background and NONSENSE above its closest nonsense string (``calibration``). Chosen on the
-# evaluation's tuning half (docs/search.md "Calibrated relevance").
+# the query's background, is at least as close to the query as its closest nonsense string and, unless the
+# query is about someone, at most -GENERAL below its closest general-knowledge topic (``calibration``). Chosen
+# on the evaluation's tuning half and its development questions (docs/search.md "Calibrated relevance").
 FLOOR = 0.25
 STANDING = 2.5
-NONSENSE = 0.075
+GENERAL = -0.03
 ROUND = 4  # similarities equal to this many places are ties
 
 
@@ -116,7 +117,7 @@ def _meaning(backend: BaseSearchBackend, *, owner_id: int, query: str, scopes: S
         if vector is None:
             return []
         scored = compare(vector)
-        return _best(replace(scored, background=calibration.background(embedder, vector)), limit)
+        return _best(replace(scored, background=calibration.background(embedder, vector, query)), limit)
 
     return rest
 
@@ -145,7 +146,9 @@ def _best(scored, limit: int) -> list[MeaningHit]:
     background = scored.background
     standing = np.round(calibration.standardized(scored.similarities,
                                                  background.everyday if background else None), ROUND)
-    least = max(FLOOR, round(background.nonsense + NONSENSE, ROUND) if background else FLOOR)
+    least = max(FLOOR, round(background.nonsense, ROUND)) if background else FLOOR
+    if background and background.general is not None:  # a question about the world, not about someone
+        least = max(least, round(background.general + GENERAL, ROUND))
     # A record scores its best field, so it passes exactly when one of its rows does: only those are ordered.
     passing = np.flatnonzero((rounded >= least) & (standing >= STANDING))
     kinds, fields = scored.kinds[passing], scored.fields[passing]

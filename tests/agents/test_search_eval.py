@@ -70,6 +70,20 @@ def test_the_set_is_what_it_says():
                     assert held == q["expected"], (q, held)  # the word is in that one record only
 
 
+# SPEC S-4: the development questions (calibration's own) are in neither half; what they say nothing answers
+# holds none of their words, and what they say a fact answers names a fact of the set.
+def test_the_development_questions_are_apart_from_both_halves():
+    development = search_set.questions(search_set.DEV)
+    assert {q["kind"] for q in development} == {"unanswerable", "paraphrase"} and len(development) >= 160
+    assert not {q["id"] for q in development} & {q["id"] for q in search_set.load()["questions"]}
+    facts = {f["key"] for f in search_set.load()["facts"]}
+    for q in development:
+        if q["kind"] == "unanswerable":
+            assert _holders(q["query"], "facts") == _holders(q["query"], "records") == [], q
+        else:
+            assert q["corpus"] == "facts" and set(q["expected"]) <= facts, q
+
+
 # Met on the held-out half by this commit; docs/search.md "Calibrated relevance" gives the figures.
 MET = ("answerable_recall_at_5", "keyword_recall_at_5", "rare_word_first_rate", "field_violations",
        "order_violations")
@@ -102,20 +116,17 @@ def test_the_held_out_half_meets_the_targets(held_out):
     assert not _check(held_out, "held_out", MET), (_check(held_out, "held_out", MET), held_out["held_out"]["failures"])
 
 
-# SPEC S-4: most queries nothing answers return nothing: at least what the calibration reaches today (0.81 /
-# 0.84; fixed floors answered 0.31 / 0.41 of them empty), so losing it fails here.
+# SPEC S-4: most queries nothing answers return nothing: at least what the calibration reaches today (0.875 /
+# 0.875; fixed floors answered 0.31 / 0.41 of them empty), so losing it fails here.
 def test_the_held_out_half_mostly_answers_nothing_to_what_nothing_answers(held_out):
     for surface in search_runner.SURFACES:
-        assert held_out["held_out"][surface]["unanswerable_empty_rate"] >= 0.8, held_out["held_out"]["failures"]
+        assert held_out["held_out"][surface]["unanswerable_empty_rate"] >= 0.85, held_out["held_out"]["failures"]
 
 
-# SPEC S-4: a query nothing answers returns nothing (≥ 0.9 of them). Not met yet: 0.81 through the tool and 0.84
-# through the layer on the held-out half (0.94 / 0.91 on the tuning half); docs/search.md says which fail. A
-# second reference (the closest everyday text, blended with the closest 1 % of 768 nonsense strings) reached
-# 1.0 / 0.94 with Recall@5 0.92 / 0.92 on the tuning half, but 0.875 / 0.875 with Recall@5 0.85 / 0.89 on the
-# held-out half: not kept (docs/search.md "Calibrated relevance").
-@pytest.mark.xfail(strict=True, reason="unanswerable answered empty 0.81 / 0.84 on the held-out half (target 0.9; "
-                                       "the best rule of the tuning half reached 0.875 / 0.875 there)")
+# SPEC S-4: a query nothing answers returns nothing (≥ 0.9 of them). Not met yet: 0.875 through both surfaces on
+# the held-out half (14 of 16, 28 of 32); 1.0 / 1.0 on the tuning half and 0.92 / 0.94 on the development
+# questions. What still passes shares a theme with what the person wrote (docs/search.md "Calibrated relevance").
+@pytest.mark.xfail(strict=True, reason="unanswerable answered empty 0.875 / 0.875 on the held-out half (target 0.9)")
 def test_the_held_out_half_answers_nothing_to_what_nothing_answers(held_out):
     assert not _check(held_out, "held_out", ("unanswerable_empty_rate",)), held_out["held_out"]["failures"]
 

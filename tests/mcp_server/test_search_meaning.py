@@ -63,3 +63,25 @@ def test_meaning_never_reaches_an_unshared_fact(user, connect, issue_token):
     hidden = str(facts["pet"].id)
     for query in ("does the user have a dog", "用户养狗吗", "Mochi", "golden retriever"):
         assert hidden not in _ids(token, query, limit=10)
+
+
+# SPEC S-4: a question an encyclopedia answers finds nothing, though a shared fact shares its theme (a dog
+# breed, jazz, running, Japanese); nor does a string of nonsense. Calibration: docs/search.md.
+@pytest.mark.parametrize("query", [
+    "the history of dog breeding", "how jazz was born in New Orleans", "the ancient Olympic marathon",
+    "古典音乐的历史", "日本战国时代的历史",
+    "stock exchanges of the world", "qwzx plmk", "zzkq 鬮鬯",
+])
+def test_what_nothing_answers_finds_nothing(shared_facts, query):
+    _, token = shared_facts
+    assert _ids(token, query, limit=10) == []
+
+
+# SPEC S-4: a question about the person is held to no general-knowledge topic, however close it comes to one
+# ("jazz improvisation", "impressionist painting"): their taste in it is what the fact answers.
+@pytest.mark.parametrize("query,expected", [
+    ("does the user enjoy jazz", "music"), ("她喜欢什么音乐", "music"), ("what breed is her dog", "pet"),
+])
+def test_a_question_about_the_person_on_a_general_subject_finds_the_fact(shared_facts, query, expected):
+    facts, token = shared_facts
+    assert str(facts[expected].id) in _ids(token, query)

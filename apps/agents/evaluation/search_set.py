@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
 DATA = Path(__file__).with_name("data")
 HALVES = ("tuning", "held_out")
+DEV = "dev"  # questions nothing answers, written to calibrate meaning (``data/search_dev.json``): in neither half
 
 
 @cache
@@ -54,8 +55,16 @@ def split(questions: list[dict[str, Any]], seed: int) -> dict[str, list[str]]:
     return {name: sorted(ids) for name, ids in halves.items()}
 
 
+@cache
+def development() -> list[dict[str, Any]]:
+    return json.loads((DATA / "search_dev.json").read_text(encoding="utf-8"))["questions"]
+
+
 def questions(half: str | None = None) -> list[dict[str, Any]]:
-    """The questions of one half (``tuning``, ``held_out``), or all of them."""
+    """The questions of one half (``tuning``, ``held_out``), the development questions (``DEV``), or all of
+    the set's."""
+    if half == DEV:
+        return list(development())
     every = load()["questions"]
     if half is None:
         return list(every)

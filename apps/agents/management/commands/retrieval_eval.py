@@ -20,7 +20,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--json", action="store_true", help="print the figures as JSON")
         parser.add_argument("--verbose-failures", action="store_true", help="list every miss")
-        parser.add_argument("--search", choices=["tuning", "held_out", "both"],
+        parser.add_argument("--search", choices=["tuning", "held_out", "both", "dev"],
                             help="ask the search evaluation set (docs/search.md \"Evaluation\") instead")
         parser.add_argument("--words-only", action="store_true", help="with --search: meaning off")
 
