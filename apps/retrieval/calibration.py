@@ -7,11 +7,12 @@ So a field matches by meaning when
 * it stands out from the query's *background*: the same query's similarities to every row it was compared
   with (the caller's readable fields of visible records, nothing else: SPEC R-5) and to a fixed cohort of
   everyday texts in both languages, which steadies the figures of a person with few rows; and
-* it is closer to the query than the nearest of a fixed set of nonsense strings (random letters, random
-  characters), by a margin: a query of nonsense is as close to other nonsense as to anything a person wrote;
-* it is nearly as close to the query as the nearest of a fixed set of general-knowledge topics (science,
-  history, sport, the arts, in both languages): a question an encyclopedia answers ("how do bees make
-  honey") is closer to one of them than to the person's record that merely shares its theme.
+* it is at least as close to the query as the nearest of a fixed set of nonsense strings (random letters,
+  random characters): a query of nonsense is as close to other nonsense as to anything a person wrote;
+* unless the query is about someone (``about_someone``), it is nearly as close to the query as the nearest of
+  a fixed set of general-knowledge topics (science, history, sport, the arts, in both languages): a question
+  an encyclopedia answers ("how do bees make honey") is closer to one of them than to the person's record
+  that merely shares its theme.
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 DATA = Path(__file__).with_name("data")
 HALVES = ("tuning", "held_out")
-DEV = "dev"  # questions nothing answers, written to calibrate meaning (``data/search_dev.json``): in neither half
+DEV = "dev"  # questions written to calibrate meaning (``data/search_dev.json``): in neither half
 
 
 @cache
