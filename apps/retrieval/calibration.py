@@ -6,7 +6,7 @@ So a field matches by meaning when
 
 * it stands out from the query's *background*: the same query's similarities to every row it was compared
   with (the caller's readable fields of visible records, nothing else: SPEC R-5) and to a fixed cohort of
-  everyday texts in both languages, which steadies the figures of a person with few rows; and
+  everyday texts in both languages, which steadies the figures of a person with few rows;
 * it is at least as close to the query as the nearest of a fixed set of nonsense strings (random letters,
   random characters): a query of nonsense is as close to other nonsense as to anything a person wrote;
 * unless the query is about someone (``about_someone``), it is nearly as close to the query as the nearest of
