@@ -83,6 +83,20 @@ def _load() -> str:
         return " ".join(f.read().split()[:3])
 
 
+def _fixed_task(_=None) -> int:
+    """A fixed CPU task of about 20 ms that reads no table: what the machine alone does to a call's time."""
+    total = 0
+    for number in range(400_000):
+        total += number * number
+    return total
+
+
+def machine_spread(rounds: int = ROUNDS) -> dict:
+    """``_time`` of ``_fixed_task``, taken just before a part's searches: their p95 over their p50 is read
+    beside this one's, the spread the machine adds by itself."""
+    return _time(_fixed_task, rounds)
+
+
 QUIET = {"below": None, "minutes": 30.0}  # ``--quiet-below``: wait for a quieter machine before measuring
 
 
@@ -127,7 +141,7 @@ def facts_scale(*, facts: int = 10_000, rounds: int = ROUNDS) -> dict:
     result = {"facts": facts, "rows_embedded": sum(d.unembedded + d.missing for d in report.types.values()),
               "rebuild_s": embed_s, "kinds": {}}
     _wait_quiet()
-    result["load_before"] = _load()
+    result["load_before"], result["spread"] = _load(), machine_spread()
     asked = {name: (lambda _, query=query: query) for name, query in FACT_QUERIES.items()}
     asked["distinct"] = lambda number: DISTINCT_QUERIES[number % len(DISTINCT_QUERIES)]
     with override_settings(DEBUG=False):
@@ -196,7 +210,7 @@ def layer_scale(*, users: int, rows_per_user: int, searched: int = 2, rounds: in
                                 .values("record_id").distinct().count() for kind in base.SHARES) for run in runs}
     _wait_quiet()
     result = {"rows": rows, "people_searched": len(runs), "records_per_person": records,
-              "embed_s": embed_s, "kinds": {}, "load_before": _load()}
+              "embed_s": embed_s, "kinds": {}, "load_before": _load(), "spread": machine_spread()}
     with override_settings(DEBUG=False):
         for name, query in LAYER_QUERIES.items():
             body = {"query": query, "top_k": 10}
@@ -242,6 +256,8 @@ def lines(result: dict) -> list[str]:
         out.append(f"meaning: search_user_context, {f['facts']:,} shared facts ({f['rows_embedded']:,} rows embedded "
                    f"by the rebuild in {f['rebuild_s']} s), one worker, in-process; load average "
                    f"{f.get('load_before')} before, {f.get('load_after')} after; wall p50 / p95 (CPU p50 / p95) ms:")
+    if f.get("spread"):
+        out.append(_spread_line(f["spread"]))
     for name, k in f["kinds"].items():
         on, off = k["meaning"], k["words_only"]
         out.append(f"  {name:<15} {k['query']!r:<36} meaning {on['p50_ms']:6.1f} / {on['p95_ms']:6.1f} "
@@ -252,6 +268,8 @@ def lines(result: dict) -> list[str]:
         out.append(f"meaning: layer search, {la['rows']:,} projection rows, {la['people_searched']} people of "
                    f"{min(la['records_per_person'].values()):,}+ records embedded in {la['embed_s']} s; load average "
                    f"{la.get('load_before')} before, {la.get('load_after')} after:")
+        if la.get("spread"):
+            out.append(_spread_line(la["spread"]))
         for name, k in la["kinds"].items():
             out.append(f"  {name:<15} {k['query']!r:<36} p50 {k['p50_ms']:6.1f} ms p95 {k['p95_ms']:6.1f} ms "
                        f"(CPU {k['cpu_p50_ms']:5.1f} / {k['cpu_p95_ms']:5.1f} ms; worst person)")
@@ -259,6 +277,11 @@ def lines(result: dict) -> list[str]:
     out.append(f"meaning: web worker RSS {m['worker_mib']} MiB before its first search, {m['with_model_mib']} MiB "
                f"with the model, {m['search_peak_mib']} MiB holding a 10,000-fact person's vectors")
     return out
+
+
+def _spread_line(spread: dict) -> str:
+    return (f"  {'machine':<15} {'a fixed CPU task, no table':<36} p50 {spread['p50_ms']:6.1f} ms p95 "
+            f"{spread['p95_ms']:6.1f} ms: p95 / p50 {spread['p95_ms'] / spread['p50_ms']:.2f} (the machine's own spread)")
 
 
 def run(*, facts: int = 10_000, users: int = 45, rows_per_user: int = 22_000, layer: bool = True,
