@@ -98,8 +98,6 @@ GENERAL = (
 )
 
 
-
-
 def _nonsense(seed: int = 7) -> tuple[str, ...]:
     """96 strings of random Latin letters and CJK characters, the same in every process (``random()`` only:
     its sequence for a seed is what Python keeps stable across versions)."""
