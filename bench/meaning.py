@@ -54,7 +54,7 @@ DISTINCT_QUERIES = (
 )
 LAYER_QUERIES = {"english": "budget", "chinese-2": "周报", "paraphrase": "money spent on the project",
                  "cross-language": "出差订酒店"}
-# Calls per measure: a p95 of 60 calls is their third slowest (of 20, it was the slowest but one).
+# Calls per measure: a p95 of 60 calls is their third slowest (of the 21 or 10 before: the 2nd slowest, the slowest).
 ROUNDS = 60
 
 
@@ -114,6 +114,12 @@ def _wait_quiet() -> None:
           f"below {QUIET['below']})", flush=True)
 
 
+def _before_measuring() -> dict:
+    """What a part records just before its searches: after waiting for quiet, the load and the machine's spread."""
+    _wait_quiet()
+    return {"load_before": _load(), "spread": machine_spread()}
+
+
 def facts_scale(*, facts: int = 10_000, rounds: int = ROUNDS) -> dict:
     from django.conf import settings
     from django.test.utils import override_settings
@@ -141,8 +147,7 @@ def facts_scale(*, facts: int = 10_000, rounds: int = ROUNDS) -> dict:
     grant = types.SimpleNamespace(connection=connection)
     result = {"facts": facts, "rows_embedded": sum(d.unembedded + d.missing for d in report.types.values()),
               "rebuild_s": embed_s, "kinds": {}}
-    _wait_quiet()
-    result["load_before"], result["spread"] = _load(), machine_spread()
+    result.update(_before_measuring())
     asked = {name: (lambda _, query=query: query) for name, query in FACT_QUERIES.items()}
     asked["distinct"] = lambda number: DISTINCT_QUERIES[number % len(DISTINCT_QUERIES)]
     with override_settings(DEBUG=False):
@@ -210,9 +215,8 @@ def layer_scale(*, users: int, rows_per_user: int, searched: int = 2, rounds: in
     runs = [run_start(policy=policy, user_id=owner, thread_id=f"meaning-{owner}") for owner in owners]
     records = {run.user_id: sum(SearchProjection.objects.filter(owner_id=run.user_id, resource_type=kind)
                                 .values("record_id").distinct().count() for kind in base.SHARES) for run in runs}
-    _wait_quiet()
     result = {"rows": rows, "people_searched": len(runs), "records_per_person": records,
-              "embed_s": embed_s, "kinds": {}, "load_before": _load(), "spread": machine_spread()}
+              "embed_s": embed_s, "kinds": {}, **_before_measuring()}
     with override_settings(DEBUG=False):
         for name, query in LAYER_QUERIES.items():
             body = {"query": query, "top_k": 10}
