@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 from django.db import connections
 
-from apps.common.memo import BoundedMemo
+from apps.retrieval import listing
 from apps.retrieval.embeddings.codec import HEADER
 
 MAX_ROWS = 100_000
@@ -148,7 +148,8 @@ def in_scope(backend, *, owner_id: int, scopes: Sequence, model: str, dim: int) 
     if built is None:
         return _nothing
     with connections[backend.using].cursor() as cursor:
-        ids, stamps = _scope(backend, cursor, built, owner_id=owner_id, scopes=scopes)
+        listed = listing.scope_rows(backend, cursor, built, owner_id=owner_id, scopes=scopes)
+        ids, stamps = listed.ids, listed.stamps
         if ids.shape[0] == 0:
             return _nothing
         kept = _entry((backend.using, owner_id, model), dim)
@@ -203,45 +204,8 @@ class _Comparison:
         return Scored(self.ids[at], self.kinds[at], self.records[at], self.fields[at], scores)
 
 
-# A scope's rows as last listed, under the stamps the database gave with them: (stamps, ids, row stamps).
-# Keyed by the scope's own statement (owner, types, readable fields, the records' rule with its values,
-# model), so another caller's scope is never answered from it. 32 scopes of 20,000 rows are 10 MB.
-_listed = BoundedMemo(32)
-
-
-def _scope(backend, cursor, built: tuple[str, list], *, owner_id: int,
-           scopes: Sequence) -> tuple[np.ndarray, np.ndarray]:
-    """``backend.vector_scope``'s answer, listed again only when the database's stamps say it may have changed.
-
-    The stamps change in the transaction of every write to what the scope reads, whichever process writes,
-    so a list kept under them never shows a row that left the scope, nor misses one that entered it."""
-    stamp = backend.scope_stamp_sql(owner_id=owner_id, scopes=scopes)
-    key = (backend.using, built[0], tuple(built[1]), *((stamp[0], tuple(stamp[1])) if stamp else ()))
-    if stamp is None or not _hashable(key):
-        return backend.vector_scope(cursor, *built)
-    known = _listed.get(key)
-    # The stamps alone first: while they stand, the statement listing the rows is neither run nor planned.
-    if known is not None and backend.stamps_now(cursor, stamp) == known[0]:
-        return known[1], known[2]
-    now, listed = backend.vector_scope_stamped(cursor, built, stamp)
-    if None not in now:  # a source without a stamp yet: nothing proves the next list unchanged
-        for array in listed:
-            array.flags.writeable = False  # shared by every search that finds the stamps unchanged
-        _listed.put(key, (now, *listed))
-    return listed
-
-
-def _hashable(key: tuple) -> bool:
-    try:
-        hash(key)
-    except TypeError:
-        return False
-    return True
-
-
 def forget() -> None:
     """Drop every kept vector and list (a restored database reuses row ids and times, as test rollbacks do)."""
     with _lock:
         _kept.clear()
-    with _listed.lock:
-        _listed.entries.clear()
+    listing.forget()

@@ -157,17 +157,11 @@ class BaseSearchBackend:
             f"{gates} GROUP BY p.resource_type, p.record_id HAVING {having[0]}),"
             " top AS (SELECT resource_type, record_id FROM r ORDER BY score DESC, resource_type, record_id"
             " LIMIT %s),"
-            # The top records' own matching rows again, a record at a time by the unique (type, record, field)
-            # index (collecting their row ids in ``r`` cost a tenth of the statement). OFFSET 0 keeps the
-            # subquery apart: no planner estimate makes it a join that reads every match again.
-            " ranked AS (SELECT top.resource_type, top.record_id,"
-            f" ROUND(SUM({weight[0]} * ({coverage[0]} + {extra[0]})) * {SCORE_SCALE}) AS score"
-            f" FROM top CROSS JOIN LATERAL (SELECT * FROM {self.table} p WHERE p.resource_type = top.resource_type"
-            f" AND p.record_id = top.record_id AND {owner} AND {own[0]} OFFSET 0) p"
-            " GROUP BY top.resource_type, top.record_id)"
         )
+        ranked_sql, ranked_params = self._ranked_cte(owner_id, weight=weight, coverage=coverage, extra=extra, own=own)
+        sql += ranked_sql
         params = [*weight[1], *coverage[1], *join[1], owner_id, *scope[1], *match[1], *gate_params, *having[1],
-                  RELEVANCE_DEPTH, *weight[1], *coverage[1], *extra[1], owner_id, *own[1]]
+                  RELEVANCE_DEPTH, *ranked_params]
         sql += " SELECT resource_type, record_id, score, 0 AS tier FROM ranked"
         if offset + limit > RELEVANCE_DEPTH:  # else the page ends within the ranked records: the rest is never read
             sql += (" UNION ALL SELECT resource_type, record_id, score, 1 FROM r WHERE NOT EXISTS (SELECT 1 FROM top"
@@ -175,21 +169,63 @@ class BaseSearchBackend:
         sql += ") hits ORDER BY tier, score DESC, resource_type, record_id"
         return sql + " LIMIT %s OFFSET %s", [*params, limit, offset]
 
+    def _ranked_cte(self, owner_id, *, weight, coverage, extra, own) -> tuple[str, list]:
+        """`` ranked AS (…)``: the whole score of each record of ``top`` (a CTE of resource types and record ids)."""
+        # The top records' own matching rows again, a record at a time by the unique (type, record, field)
+        # index (collecting their row ids in ``r`` cost a tenth of the statement). OFFSET 0 keeps the
+        # subquery apart: no planner estimate makes it a join that reads every match again.
+        sql = (" ranked AS (SELECT top.resource_type, top.record_id,"
+               f" ROUND(SUM({weight[0]} * ({coverage[0]} + {extra[0]})) * {SCORE_SCALE}) AS score"
+               f" FROM top CROSS JOIN LATERAL (SELECT * FROM {self.table} p WHERE p.resource_type = top.resource_type"
+               f" AND p.record_id = top.record_id AND p.owner_id = {self.owner_placeholder()} AND {own[0]}"
+               " OFFSET 0) p GROUP BY top.resource_type, top.record_id)")
+        return sql, [*weight[1], *coverage[1], *extra[1], owner_id, *own[1]]
+
+    def ranked_matches(self, matched: Sequence[SearchHit], *, owner_id: int, terms: list[str],
+                       scopes: Sequence[SearchScope], offset: int, limit: int) -> list[SearchHit]:
+        """``search``'s answer from its first pass done elsewhere: ``matched``, every match best first by the
+        shared score (``kept_texts``). As in ``_two_pass_sql``, the first ``RELEVANCE_DEPTH`` get the whole
+        score and come first; the rest follow as they are."""
+        top = matched[:RELEVANCE_DEPTH]
+        if offset >= len(matched) or not top:
+            return []
+        single = len(terms) == 1 and self.exact_filter
+        long_terms, short_terms = [t for t in terms if len(t) >= TRIGRAM], [t for t in terms if len(t) < TRIGRAM]
+        match_sql, match_params = self.candidate_filter(long_terms, short_terms)
+        fields_sql, fields_params = readable_fields("p", scopes)
+        ranked_sql, ranked_params = self._ranked_cte(
+            owner_id, weight=self._weight_expression(scopes), coverage=self._coverage_expression(terms, single=single),
+            extra=self.score_expression(terms, long_terms),
+            own=(f"({fields_sql}) AND ({match_sql})", [*fields_params, *match_params]))
+        sql = ("SELECT resource_type, record_id, score FROM (WITH top AS (SELECT * FROM"
+               f" unnest(%s::text[], %s::bigint[]) AS top (resource_type, record_id)),{ranked_sql}"
+               " SELECT * FROM ranked) hits")
+        with connections[self.using].cursor() as cursor:
+            cursor.execute(sql, [[hit.resource_type for hit in top], [hit.record_id for hit in top], *ranked_params])
+            rows = cursor.fetchall()
+        ranked = [SearchHit(kind, int(record_id), score / SCORE_SCALE)
+                  for kind, record_id, score in sorted(rows, key=lambda row: (-row[2], row[0], row[1]))]
+        return [*ranked, *matched[RELEVANCE_DEPTH:offset + limit]][offset:offset + limit]
+
     # --- Meaning vectors (SPEC S-4, R-5; apps.retrieval.vectors) -------------------------------
 
     # A row's change stamp: ``updated_at`` moves whenever its text (and so its vector) changes.
     stamp_sql = "p.updated_at"
 
-    def vector_scope_sql(self, *, owner_id: int, scopes: Sequence[SearchScope], model: str) -> tuple[str, list] | None:
-        """The statement naming the rows whose meaning vectors a search may compare (SPEC S-4, R-5).
+    def vector_scope_sql(self, *, owner_id: int, scopes: Sequence[SearchScope],
+                         model: str | None) -> tuple[str, list] | None:
+        """The statement naming the rows whose meaning vectors a search may compare (SPEC S-4, R-5), or, with
+        no ``model``, every row a keyword search may match.
 
         The keyword statement's owner and scope clause; it selects each row's id and change stamp only."""
         scope = self._scope_clause(scopes)
         if scope is None:
             return None
         sql = (f"SELECT p.id, {self.stamp_sql} FROM {self.table} p"
-               f" WHERE p.owner_id = {self.owner_placeholder()} AND ({scope[0]}) AND p.vector_model = %s")
-        return sql, [owner_id, *scope[1], model]
+               f" WHERE p.owner_id = {self.owner_placeholder()} AND ({scope[0]})")
+        if model is None:
+            return sql, [owner_id, *scope[1]]
+        return sql + " AND p.vector_model = %s", [owner_id, *scope[1], model]
 
     def scope_stamp_sql(self, *, owner_id: int, scopes: Sequence[SearchScope]) -> tuple[str, list] | None:
         """SQL of a ``bigint[]`` that changes whenever ``vector_scope_sql``'s answer may have, or None where
@@ -244,11 +280,9 @@ class BaseSearchBackend:
 
     def _weight_expression(self, scopes: Sequence[SearchScope]) -> tuple[str, list]:
         whens, params = [], []
-        for scope in scopes:
-            declared = indexed_type(scope.resource_type)
-            for path in scope.fields:
-                whens.append(f"WHEN p.resource_type = %s AND p.field = %s THEN {self.float_sql}")
-                params += [scope.resource_type, path, float(declared.searchable(path).weight)]
+        for (kind, path), weight in field_weights(scopes).items():
+            whens.append(f"WHEN p.resource_type = %s AND p.field = %s THEN {self.float_sql}")
+            params += [kind, path, weight]
         if not whens:
             return "1.0", []
         return f"(CASE {' '.join(whens)} ELSE 1.0 END)", params
@@ -316,6 +350,12 @@ class BaseSearchBackend:
     def rebuild_index(self) -> None:
         """Bring the database's search index in step with the projection rows."""
         raise NotImplementedError
+
+
+def field_weights(scopes: Sequence[SearchScope]) -> dict[tuple[str, str], float]:
+    """Each readable field's weight in the shared score, by (resource type, field path)."""
+    return {(scope.resource_type, path): float(indexed_type(scope.resource_type).searchable(path).weight)
+            for scope in scopes for path in scope.fields}
 
 
 def readable_fields(alias: str, scopes: Sequence[SearchScope]) -> tuple[str, list]:

@@ -14,7 +14,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from apps.memory import services
-from apps.retrieval import hybrid, vectors
+from apps.retrieval import hybrid, listing
 from apps.retrieval.backends import get_search_backend
 from apps.retrieval.backends.postgres import RECORD_STAMPS
 from apps.retrieval.layer.access import views
@@ -51,9 +51,9 @@ def compared(user, query: str) -> set[tuple[str, int]]:
 
 
 def kept_lists() -> dict:
-    """The scope lists kept under the records' stamp (a new object each time the scope is listed)."""
-    return {key: value for key, value in vectors._listed.entries.items()
-            if any(isinstance(part, str) and RECORD_STAMPS in part for part in key)}
+    """The vector scope lists kept under the records' stamp (a new object each time the scope is listed)."""
+    return {key: value for key, value in listing._listed.entries.items()
+            if any(isinstance(part, str) and RECORD_STAMPS in part for part in key) and "vector_model" in key[1]}
 
 
 def elsewhere(sql: str, params: dict) -> None:
@@ -83,7 +83,8 @@ def test_a_layer_search_by_meaning_reuses_its_list(user):
     kept = kept_lists()
     assert kept.keys() == listed.keys() and all(kept[key] is listed[key] for key in kept)  # not listed again
     stamps = [q["sql"] for q in captured.captured_queries if RECORD_STAMPS in q["sql"]]
-    assert len(stamps) == 1 and "string_agg(int8send" not in stamps[0], stamps
+    # The stamps alone, once for the kept vectors and once for the kept texts (the keyword search's).
+    assert len(stamps) == 2 and not [sql for sql in stamps if "string_agg(int8send" in sql], stamps
     assert not [q["sql"] for q in captured.captured_queries if "string_agg(int8send" in q["sql"]]
 
 
