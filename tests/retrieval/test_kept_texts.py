@@ -12,8 +12,8 @@ from apps.common import clock
 from apps.consent.models import FactShare
 from apps.consent.selectors.visible_set import visible_ids, visible_set_stamp
 from apps.consent.services import shares_set
-from apps.memory.services import fact_update
 from apps.memory.models import Fact
+from apps.memory.services import fact_update
 from apps.retrieval.backends import SearchScope, get_search_backend, kept_texts
 from apps.retrieval.backends.base import RELEVANCE_DEPTH
 from apps.retrieval.searchable import USER_PROFILE, USER_PROFILE_FIELDS
