@@ -126,3 +126,16 @@ def test_every_write_is_seen_and_only_changed_rows_are_read_again(user):
     assert late.pk in found()
     shares_set(connection=conn, fact_ids={late.pk})
     assert found() == [late.pk]
+
+
+# SPEC R-7: a scope too large to keep is answered by the statement, and its texts are not read again on every
+# search (only once it has shrunk to half its rows).
+def test_a_scope_too_large_to_keep_is_read_once(user, monkeypatch):
+    conn = make_connection(user)
+    share(conn, *[make_fact(user, label=f"Sport {n}", value=f"sailing on day {n}") for n in range(4)])
+    monkeypatch.setattr(kept_texts, "MAX_CHARS", 10)
+    first, again = Statements(), Statements()
+    assert len(search(conn, "sailing", statements=first)) == 4
+    assert len(search(conn, "sailing", statements=again)) == 4
+    assert first.with_text("p.text FROM") and first.with_text(FIRST_PASS)
+    assert not again.with_text("p.text FROM") and again.with_text(FIRST_PASS)

@@ -24,7 +24,7 @@ from apps.retrieval import listing
 from apps.retrieval.backends.base import SCORE_SCALE, SearchHit, SearchScope, field_weights, stamp
 
 MAX_CHARS = 4_000_000  # one scope's texts: a larger scope is matched by the statement
-KEPT_CHARS = 16_000_000  # every scope's texts in this process
+KEPT_CHARS = 8_000_000  # every scope's texts in this process (kept twice: each text and their join)
 SEPARATOR = "\x00"  # between texts: PostgreSQL text never holds it
 RECORD_BITS = 40  # a (type, record) pair as one int64: the type's code above the record id
 
@@ -42,15 +42,10 @@ class Texts:
     records: np.ndarray
     fields: np.ndarray
     pairs: np.ndarray  # each row's record as one int64: its type's code above its record id (``RECORD_BITS``)
+    texts: np.ndarray  # the texts themselves (objects)
     lengths: np.ndarray  # characters, as LENGTH(text)
     starts: np.ndarray  # each text's offset in ``joined``
     joined: str
-
-    def row(self, at: int) -> tuple[str, int, str, str]:
-        """(resource type, record id, field, text) of the row at ``at``."""
-        start = int(self.starts[at])
-        return (self.names[self.kinds[at]], int(self.records[at]), self.names[self.fields[at]],
-                self.joined[start:start + int(self.lengths[at])])
 
     def holding(self, term: str) -> np.ndarray:
         """Whether each row's text holds ``term`` (as ``strpos``: the normalized text as it is)."""
@@ -83,7 +78,8 @@ class Matches(Sequence):
 
 
 _lock = threading.Lock()
-_kept: OrderedDict[tuple, tuple[tuple, Texts]] = OrderedDict()  # scope statement → (its version, its texts)
+# Scope statement → (its version, its texts or None when too large to keep, its rows then).
+_kept: OrderedDict[tuple, tuple[tuple, Texts | None, int]] = OrderedDict()
 
 
 def matches(backend, *, owner_id: int, scopes: Sequence[SearchScope], terms: list[str]) -> Matches | None:
@@ -120,13 +116,16 @@ def _rows_holding_every_term(texts: Texts, terms: list[str]) -> tuple[np.ndarray
     """The rows of the records holding every term (each in one of their rows), that hold one at least, and
     whether each holds each term. The longest term first (likely the rarest): each next one is looked for only
     in the records left, and a term none of them holds ends the search, as the statement's gates do."""
+    if len(set(terms)) == 1:  # one term: the rows holding it are the records' every row that scores
+        rows = np.flatnonzero(texts.holding(terms[0]))
+        return rows, {terms[0]: np.ones(rows.shape[0], dtype=bool)}
     rows = np.arange(texts.ids.shape[0])  # the rows of the records still in the running
     found: dict[str, np.ndarray] = {}
     for term in sorted(dict.fromkeys(terms), key=len, reverse=True):
         if rows.shape[0] > SCANNED:
             holds = texts.holding(term)[rows]
         else:
-            holds = np.fromiter((term in texts.row(at)[3] for at in rows.tolist()), dtype=bool, count=rows.shape[0])
+            holds = np.fromiter((term in text for text in texts.texts[rows]), dtype=bool, count=rows.shape[0])
         pairs = texts.pairs[rows]
         keep = np.isin(pairs, pairs[holds])
         if not keep.any():
@@ -139,7 +138,8 @@ def _rows_holding_every_term(texts: Texts, terms: list[str]) -> tuple[np.ndarray
 
 
 def _texts(backend, *, owner_id: int, scopes: Sequence[SearchScope]) -> Texts | None:
-    """The scope's texts now, brought up to date from those kept; None when its stamps prove nothing."""
+    """The scope's texts now, brought up to date from those kept; None when its stamps prove nothing or it is
+    too large to keep (remembered: such a scope is not read again until it has half as many rows)."""
     built = backend.vector_scope_sql(owner_id=owner_id, scopes=scopes, model=None)
     if built is None or backend.scope_stamp_sql(owner_id=owner_id, scopes=scopes) is None:
         return None  # nothing could prove kept texts current: not even listed
@@ -147,60 +147,66 @@ def _texts(backend, *, owner_id: int, scopes: Sequence[SearchScope]) -> Texts | 
         listed = listing.scope_rows(backend, cursor, built, owner_id=owner_id, scopes=scopes)
         if listed.version is None:
             return None
-        key = listed.version[0]
+        key, count = listed.version[0], listed.ids.shape[0]
         with _lock:
             kept = _kept.get(key)
-        if kept is not None and kept[0] == listed.version:
-            with _lock:
+            if kept is not None and (kept[0] == listed.version or (kept[1] is None and 2 * count > kept[2])):
                 _kept.move_to_end(key)
-            return kept[1]
-        texts = _bring_up_to_date(backend, cursor, listed, kept[1] if kept else None)
-    if texts is None or len(texts.joined) > MAX_CHARS:
-        return None
+                return kept[1]
+        try:
+            texts = _bring_up_to_date(backend, cursor, listed, kept[1] if kept else None)
+        except _Moved:
+            return None  # written meanwhile: the next search lists the scope again
     with _lock:
-        _kept[key] = (listed.version, texts)
+        _kept[key] = (listed.version, texts, count)
         _kept.move_to_end(key)
-        while sum(len(t.joined) for _, t in _kept.values()) > KEPT_CHARS and len(_kept) > 1:
+        while sum(len(t.joined) for _, t, _ in _kept.values() if t) > KEPT_CHARS and len(_kept) > 1:
             _kept.popitem(last=False)
     return texts
 
 
+class _Moved(Exception):
+    """A row was written between the listing and the reading of its text."""
+
+
 def _bring_up_to_date(backend, cursor, listed: listing.Listed, before: Texts | None) -> Texts | None:
-    """``listed``'s texts: those of ``before`` whose stamp stands, the others read (None: the scope changed
-    between the two statements, or is too large to keep)."""
+    """``listed``'s texts: those of ``before`` whose stamp stands, the others read (None: too large to keep;
+    ``_Moved``: written since it was listed). Whole arrays at a time: a write to one fact must not make the
+    next search rebuild 20,000 rows one by one."""
     order = np.argsort(listed.ids, kind="stable")
     ids, stamps = listed.ids[order], listed.stamps[order]
-    rows: dict[int, tuple] = {}
+    count = ids.shape[0]
+    kinds, fields, texts = (np.empty(count, dtype=object) for _ in range(3))
+    records = np.zeros(count, dtype=np.int64)
+    kept = np.zeros(count, dtype=bool)
     if before is not None:
-        at = np.searchsorted(before.ids, ids)
-        inside = at < before.ids.shape[0]
-        same = np.zeros(ids.shape[0], dtype=bool)
-        same[inside] = (before.ids[at[inside]] == ids[inside]) & (before.stamps[at[inside]] == stamps[inside])
-        for place in np.flatnonzero(same).tolist():
-            rows[int(ids[place])] = before.row(int(at[place]))
-    wanted = [int(row_id) for row_id in ids.tolist() if row_id not in rows]
-    if wanted:  # one statement, however many: a search's statements do not grow with the person's rows
+        at = np.minimum(np.searchsorted(before.ids, ids), max(before.ids.shape[0] - 1, 0))
+        kept = (before.ids[at] == ids) & (before.stamps[at] == stamps) if before.ids.shape[0] else kept
+        old, names = at[kept], np.array(before.names, dtype=object)
+        kinds[kept], fields[kept] = names[before.kinds[old]], names[before.fields[old]]
+        records[kept], texts[kept] = before.records[old], before.texts[old]
+    wanted = ids[~kept]
+    if wanted.shape[0]:  # one statement, however many: a search's statements do not grow with the person's rows
         cursor.execute(f"SELECT p.id, {backend.stamp_sql}, p.resource_type, p.record_id, p.field, p.text"
-                       f" FROM {backend.table} p WHERE p.id = ANY(%s::bigint[])", [wanted])
-        for row_id, at_stamp, kind, record_id, field, text in cursor.fetchall():
-            rows[row_id] = (kind, int(record_id), field, text)
-            if stamp(at_stamp) != int(stamps[np.searchsorted(ids, row_id)]):
-                return None  # written since it was listed: the next search lists the scope again
-    if len(rows) != ids.shape[0] or sum(len(row[3]) for row in rows.values()) > MAX_CHARS:
-        return None
-    kept = [rows[row_id] for row_id in ids.tolist()]
-    names = tuple(sorted({row[0] for row in kept} | {row[2] for row in kept}))
-    code = {name: at for at, name in enumerate(names)}
-    records = np.fromiter((row[1] for row in kept), dtype=np.int64, count=len(kept))
-    if records.shape[0] and (int(records.max()) >> RECORD_BITS or int(records.min()) < 0):
-        return None  # a record id the pair's int64 cannot hold
-    lengths = np.fromiter((len(row[3]) for row in kept), dtype=np.int64, count=len(kept))
-    kinds = np.fromiter((code[row[0]] for row in kept), dtype=np.int64, count=len(kept))
-    return Texts(ids=ids, stamps=stamps, names=names, kinds=kinds, records=records,
-                 pairs=(kinds << RECORD_BITS) | records,
-                 fields=np.fromiter((code[row[2]] for row in kept), dtype=np.int64, count=len(kept)),
-                 lengths=lengths, starts=np.cumsum(lengths + 1) - (lengths + 1),
-                 joined=SEPARATOR.join(row[3] for row in kept))
+                       f" FROM {backend.table} p WHERE p.id = ANY(%s::bigint[])", [wanted.tolist()])
+        read = cursor.fetchall()
+        if len(read) != wanted.shape[0]:
+            raise _Moved  # gone since it was listed
+        for row_id, at_stamp, kind, record_id, field, text in read:
+            place = int(np.searchsorted(ids, row_id))
+            if stamp(at_stamp) != int(stamps[place]):
+                raise _Moved
+            kinds[place], records[place], fields[place], texts[place] = kind, record_id, field, text
+    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=count)
+    if int(lengths.sum()) > MAX_CHARS or (count and (int(records.max()) >> RECORD_BITS or int(records.min()) < 0)):
+        return None  # too large to keep, or a record id the pair's int64 cannot hold
+    names = tuple(sorted(set(kinds.tolist()) | set(fields.tolist())))
+    code = {name: at for at, name in enumerate(names)}.__getitem__
+    kind_codes = np.fromiter(map(code, kinds), dtype=np.int64, count=count)
+    return Texts(ids=ids, stamps=stamps, names=names, kinds=kind_codes, records=records,
+                 pairs=(kind_codes << RECORD_BITS) | records,
+                 fields=np.fromiter(map(code, fields), dtype=np.int64, count=count), texts=texts,
+                 lengths=lengths, starts=np.cumsum(lengths + 1) - (lengths + 1), joined=SEPARATOR.join(texts))
 
 
 def forget() -> None:
