@@ -14,12 +14,14 @@ Part of ``make bench``'s scale part (``bench/run.py``), or on its own:
   every projection row embedded by the rebuild (timed: what a backfill costs).
   Then ``search_user_context`` as the MCP tool runs it (ranked ids, the visible
   set's version and the facts), in-process, one worker: keyword, Chinese,
-  paraphrase and cross-language questions, with meaning on and — today's
-  path — off.
+  paraphrase and cross-language questions, with meaning on and off.
 * **Layer**: ``bench.layer_scale.populate`` writes the 1,000,000 rows; the
   people searched get their rows embedded (the others keep none: a search
   reads one person's vectors through the owner index, so theirs would only
   add table size); searches as an agent run issues them.
+* **The baseline beside each figure**: the same searches with the keyword
+  search's first pass by the statement (``statement_only``), as before the
+  texts were kept, in the same process and minute; the ratios are printed.
 * **Memory**: a fresh process's resident size after Django and the URL
   configuration are loaded (a web worker before its first search), after its
   first search by meaning (the model loaded), and after searching the
@@ -28,6 +30,7 @@ Part of ``make bench``'s scale part (``bench/run.py``), or on its own:
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import json
 import subprocess
@@ -159,11 +162,29 @@ def facts_scale(*, facts: int = 10_000, rounds: int = ROUNDS) -> dict:
             on = _time(ask, calls)
             with override_settings(SEARCH_EMBEDDINGS={}):
                 off = _time(ask, calls)
+            with statement_only():
+                asked_db = _time(ask, calls)
             result["kinds"][name] = {"query": query(0) if name != "distinct" else "(a new question each call)",
-                                     "meaning": on, "words_only": off}
+                                     "meaning": on, "words_only": off, "statement": asked_db}
     result["load_after"] = _load()
     assert settings.SEARCH_EMBEDDINGS, "meaning must be on for this measure"
     return result
+
+
+@contextlib.contextmanager
+def statement_only():
+    """The baseline beside each figure: the keyword search's first pass by the statement, as before the texts
+    were kept (``kept_texts``; the same process, data and minute)."""
+    from apps.retrieval.backends import kept_texts
+
+    saved = kept_texts.MAX_CHARS
+    kept_texts.MAX_CHARS = 0  # no scope is kept: each is remembered as too large, and matched by the statement
+    kept_texts.forget()
+    try:
+        yield
+    finally:
+        kept_texts.MAX_CHARS = saved
+        kept_texts.forget()
 
 
 def _settle() -> None:
@@ -220,10 +241,15 @@ def layer_scale(*, users: int, rows_per_user: int, searched: int = 2, rounds: in
     with override_settings(DEBUG=False):
         for name, query in LAYER_QUERIES.items():
             body = {"query": query, "top_k": 10}
-            times = [_time(lambda _, run=run, body=body: base._layer_call(policy, run, "search", body), rounds)
-                     for run in runs]
+            def ask(run, body=body):
+                return _time(lambda _: base._layer_call(policy, run, "search", body), rounds)
+
+            times = [ask(run) for run in runs]
+            with statement_only():
+                asked_db = [ask(run) for run in runs]
             result["kinds"][name] = {"query": query, **{key: max(t[key] for t in times) for key in (
-                "p50_ms", "p95_ms", "cpu_p50_ms", "cpu_p95_ms")}}
+                "p50_ms", "p95_ms", "cpu_p50_ms", "cpu_p95_ms")},
+                "statement": {key: max(t[key] for t in asked_db) for key in ("p50_ms", "p95_ms")}}
     result["load_after"] = _load()
     return result
 
@@ -268,7 +294,8 @@ def lines(result: dict) -> list[str]:
         on, off = k["meaning"], k["words_only"]
         out.append(f"  {name:<15} {k['query']!r:<36} meaning {on['p50_ms']:6.1f} / {on['p95_ms']:6.1f} "
                    f"({on['cpu_p50_ms']:5.1f} / {on['cpu_p95_ms']:5.1f}) | words only {off['p50_ms']:6.1f} / "
-                   f"{off['p95_ms']:6.1f} ({off['cpu_p50_ms']:5.1f} / {off['cpu_p95_ms']:5.1f})")
+                   f"{off['p95_ms']:6.1f} ({off['cpu_p50_ms']:5.1f} / {off['cpu_p95_ms']:5.1f})"
+                   + _baseline(on, k.get("statement")))
     if "layer" in result:
         la = result["layer"]
         out.append(f"meaning: layer search, {la['rows']:,} projection rows, {la['people_searched']} people of "
@@ -278,11 +305,20 @@ def lines(result: dict) -> list[str]:
             out.append(_spread_line(la["spread"]))
         for name, k in la["kinds"].items():
             out.append(f"  {name:<15} {k['query']!r:<36} p50 {k['p50_ms']:6.1f} ms p95 {k['p95_ms']:6.1f} ms "
-                       f"(CPU {k['cpu_p50_ms']:5.1f} / {k['cpu_p95_ms']:5.1f} ms; worst person)")
+                       f"(CPU {k['cpu_p50_ms']:5.1f} / {k['cpu_p95_ms']:5.1f} ms; worst person)"
+                       + _baseline(k, k.get("statement")))
     m = result["memory"]
     out.append(f"meaning: web worker RSS {m['worker_mib']} MiB before its first search, {m['with_model_mib']} MiB "
                f"with the model, {m['search_peak_mib']} MiB holding a 10,000-fact person's vectors")
     return out
+
+
+def _baseline(now: dict, statement: dict | None) -> str:
+    """The first pass by the statement beside ``now``: its p50 / p95 and the ratios (< 1: the kept texts faster)."""
+    if not statement:
+        return ""
+    return (f" | first pass by the statement {statement['p50_ms']:6.1f} / {statement['p95_ms']:6.1f}: "
+            f"×{now['p50_ms'] / statement['p50_ms']:.2f} / ×{now['p95_ms'] / statement['p95_ms']:.2f}")
 
 
 def _spread_line(spread: dict) -> str:
@@ -305,7 +341,6 @@ def run(*, facts: int = 10_000, users: int = 45, rows_per_user: int = 22_000, la
 
 def main() -> int:
     import argparse
-    import contextlib
     import os
     import tempfile
     from pathlib import Path
