@@ -2,10 +2,11 @@
 match, scored by the shared coverage score — without the statement that reads them all (SPEC R-7, S-3).
 
 A word in every one of 10,000 facts made that statement find, group and order 10,000 rows on every search
-(docs/search.md "Speed"). The rows a scope holds are listed under the database's stamps (``listing``), as the
-kept vectors are; a row's text is read again only when its change stamp moved. The database still ranks the
-best matches by its own relevance (``ranked_matches``), and each hit is still confirmed in its current record
-(SPEC R-6). A scope that cannot be proven unchanged, or too large to keep, is matched by the statement.
+(docs/search.md "Speed and memory"). The rows a scope holds are listed under the database's stamps
+(``listing``), as the kept vectors are; a row's text is read again only when its change stamp moved. The
+database still ranks the best matches by its own relevance (``ranked_matches``), and each hit is still
+confirmed in its current record (SPEC R-6). A scope that cannot be proven unchanged, or too large to keep,
+is matched by the statement.
 
 Design notes: docs/performance.md (How the hot paths are built).
 """
