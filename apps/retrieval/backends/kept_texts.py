@@ -183,8 +183,8 @@ def _bring_up_to_date(backend, cursor, listed: listing.Listed, before: Texts | N
     if before is not None:
         at = np.minimum(np.searchsorted(before.ids, ids), max(before.ids.shape[0] - 1, 0))
         kept = (before.ids[at] == ids) & (before.stamps[at] == stamps) if before.ids.shape[0] else kept
-        old, names = at[kept], np.array(before.names, dtype=object)
-        kinds[kept], fields[kept] = names[before.kinds[old]], names[before.fields[old]]
+        old, named = at[kept], np.array(before.names, dtype=object)
+        kinds[kept], fields[kept] = named[before.kinds[old]], named[before.fields[old]]
         records[kept], texts[kept] = before.records[old], before.texts[old]
     wanted = ids[~kept]
     if wanted.shape[0]:  # one statement, however many: a search's statements do not grow with the person's rows
