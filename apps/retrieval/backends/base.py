@@ -184,8 +184,8 @@ class BaseSearchBackend:
     def ranked_matches(self, matched: Sequence[SearchHit], *, owner_id: int, terms: list[str],
                        scopes: Sequence[SearchScope], offset: int, limit: int) -> list[SearchHit]:
         """``search``'s answer from its first pass done elsewhere: ``matched``, every match best first by the
-        shared score (``kept_texts``). As in ``_two_pass_sql``, the first ``RELEVANCE_DEPTH`` get the whole
-        score and come first; the rest follow as they are."""
+        shared score (``kept_texts``). As in ``_two_pass_sql`` (PostgreSQL's SQL too), the first
+        ``RELEVANCE_DEPTH`` get the whole score and come first; the rest follow as they are."""
         top = matched[:RELEVANCE_DEPTH]
         if offset >= len(matched) or not top:
             return []
