@@ -97,6 +97,47 @@ def test_the_kept_texts_answer_as_the_statement_does(many_facts, monkeypatch, qu
         assert from_kept[3], "the query must match past the relevance pass"
 
 
+# SPEC R-7, R-8: across types too — field weights of each type, ties broken by the type's name, then the
+# record, on the first page and past the relevance pass — the layer's scopes (under the records' stamp) answer
+# the same both ways.
+def test_the_kept_texts_answer_as_the_statement_does_across_types(user, monkeypatch):
+    from datetime import timedelta
+
+    from apps.memory import services
+    from apps.retrieval.layer.access import views
+    from apps.retrieval.layer.searching import search_scopes
+    from tests.retrieval.layer.builders import T0, access
+
+    # More tied todos than the relevance pass ranks, so the order past it runs from one type into the next.
+    for number in range(RELEVANCE_DEPTH + 5):
+        services.todo_create(owner=user, title="Quokka hotel", notes=f"quokka island 岛 {number % 3}")
+    for number in range(15):
+        services.voice_memo_create(owner=user, title="Quokka hotel", text=f"quokka island 岛 {number % 2}",
+                                   recorded_at=T0)
+        services.calendar_event_create(owner=user, title="Quokka hotel", starts_at=T0, ends_at=T0 + timedelta(hours=1),
+                                       location="quokka island 岛")
+        services.contact_create(owner=user, display_name="Quokka hotel", notes="on quokka island 岛")
+    caller, backend = access(user), get_search_backend()
+    queries, pages = ["quokka", "quokka island", "hotel", "岛"], [(0, 50), (RELEVANCE_DEPTH - 10, 70)]
+
+    def answers(statements):
+        scopes = search_scopes(caller, [v for v in views(caller) if "search" in v.operations], backend)
+        with db_connection.execute_wrapper(statements):
+            return [backend.search(owner_id=user.pk, query=query, scopes=scopes, offset=offset, limit=limit)
+                    for query in queries for offset, limit in pages]
+
+    answers(Statements())  # the texts are kept
+    kept, asked = Statements(), Statements()
+    from_kept = answers(kept)
+    monkeypatch.setattr(kept_texts, "MAX_CHARS", 0)
+    kept_texts.forget()
+    from_statement = answers(asked)
+    assert not kept.with_text(FIRST_PASS) and asked.with_text(FIRST_PASS)
+    assert from_kept == from_statement
+    past_the_pass = [hit.resource_type for hit in from_kept[5][10:]]  # "hotel" from the 200th match on
+    assert "todo" in past_the_pass and "voice_memo" in past_the_pass, past_the_pass
+
+
 # SPEC R-6: a kept text is never an old one — a new fact, an edited one and an unshared one are seen by the
 # very next search, and only the rows that changed are read again.
 def test_every_write_is_seen_and_only_changed_rows_are_read_again(user):
