@@ -104,12 +104,10 @@ class BaseSearchBackend:
             having_params += contains_params
         having_sql = " AND ".join(having) or "TRUE"
         if self.has_relevance:
-            fields_sql, fields_params = readable_fields("p", scopes)
             return self._two_pass_sql(
-                owner_id=owner_id, terms=terms, scope=scope, weight=(weight_sql, weight_params),
-                coverage=(score_sql, score_params), extra=(extra_sql, extra_params), join=(join_sql, join_params),
+                owner_id=owner_id, terms=terms, scopes=scopes, scope=scope, weight=(weight_sql, weight_params),
+                coverage=(score_sql, score_params), join=(join_sql, join_params),
                 match=(f"({match_sql}){every_sql}", [*match_params, *every_params]),
-                own=(f"({fields_sql}) AND ({match_sql})", [*fields_params, *match_params]),
                 having=(having_sql, having_params), offset=offset, limit=limit)
 
         sql = (
@@ -128,8 +126,7 @@ class BaseSearchBackend:
         ]
         return sql, params
 
-    def _two_pass_sql(self, *, owner_id, terms, scope, weight, coverage, extra, join, match, own, having, offset,
-                      limit):
+    def _two_pass_sql(self, *, owner_id, terms, scopes, scope, weight, coverage, join, match, having, offset, limit):
         """``search_sql`` where the database adds its own relevance, which costs far more per row than
         coverage (pg_trgm's ``similarity`` builds both texts' trigrams on every call).
 
@@ -158,7 +155,7 @@ class BaseSearchBackend:
             " top AS (SELECT resource_type, record_id FROM r ORDER BY score DESC, resource_type, record_id"
             " LIMIT %s),"
         )
-        ranked_sql, ranked_params = self._ranked_cte(owner_id, weight=weight, coverage=coverage, extra=extra, own=own)
+        ranked_sql, ranked_params = self._ranked_cte(owner_id, terms, scopes)
         sql += ranked_sql
         params = [*weight[1], *coverage[1], *join[1], owner_id, *scope[1], *match[1], *gate_params, *having[1],
                   RELEVANCE_DEPTH, *ranked_params]
@@ -169,8 +166,16 @@ class BaseSearchBackend:
         sql += ") hits ORDER BY tier, score DESC, resource_type, record_id"
         return sql + " LIMIT %s OFFSET %s", [*params, limit, offset]
 
-    def _ranked_cte(self, owner_id, *, weight, coverage, extra, own) -> tuple[str, list]:
-        """`` ranked AS (…)``: the whole score of each record of ``top`` (a CTE of resource types and record ids)."""
+    def _ranked_cte(self, owner_id: int, terms: list[str], scopes: Sequence[SearchScope]) -> tuple[str, list]:
+        """`` ranked AS (…)``: the whole score of each record of ``top`` (a CTE of resource types and record ids),
+        from its rows in readable fields holding a term."""
+        long_terms, short_terms = [t for t in terms if len(t) >= TRIGRAM], [t for t in terms if len(t) < TRIGRAM]
+        weight = self._weight_expression(scopes)
+        coverage = self._coverage_expression(terms, single=len(terms) == 1 and self.exact_filter)
+        extra = self.score_expression(terms, long_terms)
+        match_sql, match_params = self.candidate_filter(long_terms, short_terms)
+        fields_sql, fields_params = readable_fields("p", scopes)
+        own = (f"({fields_sql}) AND ({match_sql})", [*fields_params, *match_params])
         # The top records' own matching rows again, a record at a time by the unique (type, record, field)
         # index (collecting their row ids in ``r`` cost a tenth of the statement). OFFSET 0 keeps the
         # subquery apart: no planner estimate makes it a join that reads every match again.
@@ -189,14 +194,7 @@ class BaseSearchBackend:
         top = matched[:RELEVANCE_DEPTH]
         if offset >= len(matched) or not top:
             return []
-        single = len(terms) == 1 and self.exact_filter
-        long_terms, short_terms = [t for t in terms if len(t) >= TRIGRAM], [t for t in terms if len(t) < TRIGRAM]
-        match_sql, match_params = self.candidate_filter(long_terms, short_terms)
-        fields_sql, fields_params = readable_fields("p", scopes)
-        ranked_sql, ranked_params = self._ranked_cte(
-            owner_id, weight=self._weight_expression(scopes), coverage=self._coverage_expression(terms, single=single),
-            extra=self.score_expression(terms, long_terms),
-            own=(f"({fields_sql}) AND ({match_sql})", [*fields_params, *match_params]))
+        ranked_sql, ranked_params = self._ranked_cte(owner_id, terms, scopes)
         sql = ("SELECT resource_type, record_id, score FROM (WITH top AS (SELECT * FROM"
                f" unnest(%s::text[], %s::bigint[]) AS top (resource_type, record_id)),{ranked_sql}"
                " SELECT * FROM ranked) hits")

@@ -28,21 +28,20 @@ MAX_CHARS = 4_000_000  # one scope's texts: a larger scope is matched by the sta
 KEPT_CHARS = 8_000_000  # every scope's texts in this process (kept twice: each text and their join)
 SEPARATOR = "\x00"  # between texts: PostgreSQL text never holds it
 RECORD_BITS = 40  # a (type, record) pair as one int64: the type's code above the record id
+RECORD_MASK = (1 << RECORD_BITS) - 1
 
 
 @dataclass(frozen=True)
 class Texts:
     """A scope's rows by row id, as parallel arrays, and their texts joined by ``SEPARATOR``.
 
-    ``kinds`` and ``fields`` are codes into ``names``, which is sorted: the codes of types order as their names."""
+    Types and fields are codes into ``names``, which is sorted: the codes of types order as their names."""
 
     ids: np.ndarray
     stamps: np.ndarray
     names: tuple[str, ...]
-    kinds: np.ndarray
-    records: np.ndarray
-    fields: np.ndarray
     pairs: np.ndarray  # each row's record as one int64: its type's code above its record id (``RECORD_BITS``)
+    fields: np.ndarray
     texts: np.ndarray  # the texts themselves (objects)
     lengths: np.ndarray  # characters, as LENGTH(text)
     starts: np.ndarray  # each text's offset in ``joined``
@@ -74,7 +73,7 @@ class Matches(Sequence):
     def __getitem__(self, part):  # a place or a slice, as a list's
         if not isinstance(part, slice):
             return self[part:part + 1 or None][0]
-        return [SearchHit(self.names[key >> RECORD_BITS], key & ((1 << RECORD_BITS) - 1), score / SCORE_SCALE)
+        return [SearchHit(self.names[key >> RECORD_BITS], key & RECORD_MASK, score / SCORE_SCALE)
                 for key, score in zip(self.keys[part].tolist(), self.scores[part].tolist(), strict=True)]
 
 
@@ -104,8 +103,8 @@ def matches(backend, *, owner_id: int, scopes: Sequence[SearchScope], terms: lis
         if kind in code and path in code:
             table[code[kind], code[path]] = weight
     keys, record_of = np.unique(texts.pairs[rows], return_inverse=True)
-    scores = np.rint(np.bincount(record_of, weights=table[texts.kinds[rows], texts.fields[rows]] * coverage,
-                                 minlength=keys.shape[0]) * SCORE_SCALE)
+    weight = table[texts.pairs[rows] >> RECORD_BITS, texts.fields[rows]]
+    scores = np.rint(np.bincount(record_of, weights=weight * coverage, minlength=keys.shape[0]) * SCORE_SCALE)
     order = np.lexsort((keys, -scores))  # the score, then the type's name and the record id
     return Matches(texts.names, keys[order], scores[order])
 
@@ -184,8 +183,8 @@ def _bring_up_to_date(backend, cursor, listed: listing.Listed, before: Texts | N
         at = np.minimum(np.searchsorted(before.ids, ids), max(before.ids.shape[0] - 1, 0))
         kept = (before.ids[at] == ids) & (before.stamps[at] == stamps) if before.ids.shape[0] else kept
         old, named = at[kept], np.array(before.names, dtype=object)
-        kinds[kept], fields[kept] = named[before.kinds[old]], named[before.fields[old]]
-        records[kept], texts[kept] = before.records[old], before.texts[old]
+        kinds[kept], fields[kept] = named[before.pairs[old] >> RECORD_BITS], named[before.fields[old]]
+        records[kept], texts[kept] = before.pairs[old] & RECORD_MASK, before.texts[old]
     wanted = ids[~kept]
     if wanted.shape[0]:  # one statement, however many: a search's statements do not grow with the person's rows
         cursor.execute(f"SELECT p.id, {backend.stamp_sql}, p.resource_type, p.record_id, p.field, p.text"
@@ -204,8 +203,7 @@ def _bring_up_to_date(backend, cursor, listed: listing.Listed, before: Texts | N
     names = tuple(sorted(set(kinds.tolist()) | set(fields.tolist())))
     code = {name: at for at, name in enumerate(names)}.__getitem__
     kind_codes = np.fromiter(map(code, kinds), dtype=np.int64, count=count)
-    return Texts(ids=ids, stamps=stamps, names=names, kinds=kind_codes, records=records,
-                 pairs=(kind_codes << RECORD_BITS) | records,
+    return Texts(ids=ids, stamps=stamps, names=names, pairs=(kind_codes << RECORD_BITS) | records,
                  fields=np.fromiter(map(code, fields), dtype=np.int64, count=count), texts=texts,
                  lengths=lengths, starts=np.cumsum(lengths + 1) - (lengths + 1), joined=SEPARATOR.join(texts))
 
