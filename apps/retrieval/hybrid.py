@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from apps.common.memo import BoundedMemo
-from apps.retrieval import calibration
+from apps.retrieval import calibration, listing
 from apps.retrieval.backends import BaseSearchBackend, SearchHit, SearchScope
 from apps.retrieval.indexing import normalize
 
@@ -90,14 +90,15 @@ def search_both(backend: BaseSearchBackend, *, owner_id: int, query: str, scopes
     The statements run on this thread, which holds the database connection; the query's encoding and the
     comparisons run on another while the database answers the keyword statement (docs/search.md "Speed").
     """
-    meaning = _meaning(backend, owner_id=owner_id, query=query, scopes=scopes, limit=DEPTH)
-    pending = _workers().submit(meaning) if meaning else None
-    try:
-        keyword = backend.search(owner_id=owner_id, query=query, scopes=scopes, offset=0, limit=keyword_limit)
-    except BaseException:
-        if pending:
-            wait([pending])  # the arithmetic ends before the statement's error goes on
-        raise
+    with listing.one_reading():  # the vectors and the texts listed under one reading of the scope's stamps
+        meaning = _meaning(backend, owner_id=owner_id, query=query, scopes=scopes, limit=DEPTH)
+        pending = _workers().submit(meaning) if meaning else None
+        try:
+            keyword = backend.search(owner_id=owner_id, query=query, scopes=scopes, offset=0, limit=keyword_limit)
+        except BaseException:
+            if pending:
+                wait([pending])  # the arithmetic ends before the statement's error goes on
+            raise
     return keyword, pending.result() if pending else []
 
 

@@ -7,7 +7,9 @@ Design notes: docs/performance.md (How the hot paths are built).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 import numpy as np
@@ -42,7 +44,7 @@ def scope_rows(backend, cursor, built: tuple[str, list], *, owner_id: int, scope
         return Listed(*backend.vector_scope(cursor, *built))
     known = _listed.get(key)
     # The stamps alone first: while they stand, the statement listing the rows is neither run nor planned.
-    if known is not None and backend.stamps_now(cursor, stamp) == known[0]:
+    if known is not None and _stamps_now(backend, cursor, stamp) == known[0]:
         return Listed(known[1], known[2], (key, known[0]))
     now, listed = backend.vector_scope_stamped(cursor, built, stamp)
     if None in now:  # a source without a stamp yet: nothing proves the next list unchanged
@@ -51,6 +53,31 @@ def scope_rows(backend, cursor, built: tuple[str, list], *, owner_id: int, scope
         array.flags.writeable = False  # shared by every search that finds the stamps unchanged
     _listed.put(key, (now, *listed))
     return Listed(listed[0], listed[1], (key, now))
+
+
+# Within ``one_reading``: each stamp's value as first read, by (database, its SQL, its parameters).
+_read: ContextVar[dict | None] = ContextVar("stamps_read", default=None)
+
+
+@contextmanager
+def one_reading() -> Iterator[None]:
+    """Within it, each stamp is read once: the scopes of one search (its texts, its vectors) are listed as of
+    the same reading, one statement fewer, and each stays exact for the stamp it was listed under."""
+    token = _read.set({})
+    try:
+        yield
+    finally:
+        _read.reset(token)
+
+
+def _stamps_now(backend, cursor, stamp: tuple[str, list]) -> tuple:
+    read = _read.get()
+    if read is None:
+        return backend.stamps_now(cursor, stamp)
+    key = (backend.using, stamp[0], tuple(stamp[1]))
+    if key not in read:
+        read[key] = backend.stamps_now(cursor, stamp)
+    return read[key]
 
 
 def _hashable(key: tuple) -> bool:

@@ -7,12 +7,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 from django.core.exceptions import EmptyResultSet
 from django.db import connections
 from django.db.models import QuerySet
 
+from apps.common.statements import prepared_cursor
 from apps.retrieval.indexing import query_terms
 from apps.retrieval.models import SearchProjection
 from apps.retrieval.registry import indexed_type
@@ -45,6 +47,18 @@ class SearchHit:
     resource_type: str
     record_id: int
     score: float
+
+
+class KnownMatches(Protocol):
+    """Every match of a first pass done outside the database, best first by the shared score."""
+
+    def __len__(self) -> int: ...
+
+    def __getitem__(self, part: slice) -> list[SearchHit]: ...
+
+    def scoring_rows(self, records: int) -> list[int]:
+        """The ids of the rows that score (readable, holding a term) of the first ``records`` matches."""
+        ...
 
 
 class BaseSearchBackend:
@@ -170,36 +184,44 @@ class BaseSearchBackend:
         """`` ranked AS (…)``: the whole score of each record of ``top`` (a CTE of resource types and record ids),
         from its rows in readable fields holding a term."""
         long_terms, short_terms = [t for t in terms if len(t) >= TRIGRAM], [t for t in terms if len(t) < TRIGRAM]
-        weight = self._weight_expression(scopes)
-        coverage = self._coverage_expression(terms, single=len(terms) == 1 and self.exact_filter)
-        extra = self.score_expression(terms, long_terms)
+        score = self._whole_score(terms, scopes)
         match_sql, match_params = self.candidate_filter(long_terms, short_terms)
         fields_sql, fields_params = readable_fields("p", scopes)
         own = (f"({fields_sql}) AND ({match_sql})", [*fields_params, *match_params])
         # The top records' own matching rows again, a record at a time by the unique (type, record, field)
         # index (collecting their row ids in ``r`` cost a tenth of the statement). OFFSET 0 keeps the
         # subquery apart: no planner estimate makes it a join that reads every match again.
-        sql = (" ranked AS (SELECT top.resource_type, top.record_id,"
-               f" ROUND(SUM({weight[0]} * ({coverage[0]} + {extra[0]})) * {SCORE_SCALE}) AS score"
+        sql = (f" ranked AS (SELECT top.resource_type, top.record_id, {score[0]} AS score"
                f" FROM top CROSS JOIN LATERAL (SELECT * FROM {self.table} p WHERE p.resource_type = top.resource_type"
                f" AND p.record_id = top.record_id AND p.owner_id = {self.owner_placeholder()} AND {own[0]}"
                " OFFSET 0) p GROUP BY top.resource_type, top.record_id)")
-        return sql, [*weight[1], *coverage[1], *extra[1], owner_id, *own[1]]
+        return sql, [*score[1], owner_id, *own[1]]
 
-    def ranked_matches(self, matched: Sequence[SearchHit], *, owner_id: int, terms: list[str],
+    def _whole_score(self, terms: list[str], scopes: Sequence[SearchScope]) -> tuple[str, list]:
+        """A record's whole score, summed over its rows ``p`` that hold a term: the shared score and the relevance."""
+        weight = self._weight_expression(scopes)
+        coverage = self._coverage_expression(terms, single=len(terms) == 1 and self.exact_filter)
+        extra = self.score_expression(terms, [t for t in terms if len(t) >= TRIGRAM])
+        return (f"ROUND(SUM({weight[0]} * ({coverage[0]} + {extra[0]})) * {SCORE_SCALE})",
+                [*weight[1], *coverage[1], *extra[1]])
+
+    def ranked_matches(self, matched: KnownMatches, *, owner_id: int, terms: list[str],
                        scopes: Sequence[SearchScope], offset: int, limit: int) -> list[SearchHit]:
         """``search``'s answer from its first pass done elsewhere: ``matched``, every match best first by the
-        shared score (``kept_texts``). As in ``_two_pass_sql`` (PostgreSQL's SQL too), the first
-        ``RELEVANCE_DEPTH`` get the whole score and come first; the rest follow as they are."""
+        shared score, with the rows that score (``kept_texts``). As in ``_two_pass_sql``, the first
+        ``RELEVANCE_DEPTH`` get the whole score and come first; the rest follow as they are.
+
+        Their rows are read by id, not found again by their terms, and the statement's text depends only on
+        the scopes' fields and the terms' number: PostgreSQL plans it once per connection."""
         top = matched[:RELEVANCE_DEPTH]
         if offset >= len(matched) or not top:
             return []
-        ranked_sql, ranked_params = self._ranked_cte(owner_id, terms, scopes)
-        sql = ("SELECT resource_type, record_id, score FROM (WITH top AS (SELECT * FROM"
-               f" unnest(%s::text[], %s::bigint[]) AS top (resource_type, record_id)),{ranked_sql}"
-               " SELECT * FROM ranked) hits")
-        with connections[self.using].cursor() as cursor:
-            cursor.execute(sql, [[hit.resource_type for hit in top], [hit.record_id for hit in top], *ranked_params])
+        score_sql, score_params = self._whole_score(terms, scopes)
+        sql = (f"SELECT p.resource_type, p.record_id, {score_sql} FROM {self.table} p"
+               f" WHERE p.id = ANY(%s::bigint[]) AND p.owner_id = {self.owner_placeholder()}"
+               " GROUP BY p.resource_type, p.record_id")
+        with prepared_cursor(connections[self.using]) as cursor:
+            cursor.execute(sql, [*score_params, matched.scoring_rows(RELEVANCE_DEPTH), owner_id])
             rows = cursor.fetchall()
         ranked = [SearchHit(kind, int(record_id), score / SCORE_SCALE)
                   for kind, record_id, score in sorted(rows, key=lambda row: (-row[2], row[0], row[1]))]

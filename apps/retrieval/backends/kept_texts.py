@@ -66,6 +66,8 @@ class Matches(Sequence):
     names: tuple[str, ...]
     keys: np.ndarray
     scores: np.ndarray
+    row_ids: np.ndarray  # the rows that score (readable, holding a term)
+    row_keys: np.ndarray  # … and their records' keys
 
     def __len__(self) -> int:
         return self.keys.shape[0]
@@ -75,6 +77,9 @@ class Matches(Sequence):
             return self[part:part + 1 or None][0]
         return [SearchHit(self.names[key >> RECORD_BITS], key & RECORD_MASK, score / SCORE_SCALE)
                 for key, score in zip(self.keys[part].tolist(), self.scores[part].tolist(), strict=True)]
+
+    def scoring_rows(self, records: int) -> list[int]:
+        return self.row_ids[np.isin(self.row_keys, self.keys[:records])].tolist()
 
 
 _lock = threading.Lock()
@@ -92,7 +97,8 @@ def matches(backend, *, owner_id: int, scopes: Sequence[SearchScope], terms: lis
         return None
     rows, held = _rows_holding_every_term(texts, terms)
     if rows.shape[0] == 0:
-        return Matches((), np.empty(0, dtype=np.int64), np.empty(0))
+        nothing = np.empty(0, dtype=np.int64)
+        return Matches((), nothing, np.empty(0), nothing, nothing)
     lengths = texts.lengths[rows]
     coverage = np.zeros(rows.shape[0], dtype=np.float64)
     for term in terms:  # in the statement's order: the same sums
@@ -106,7 +112,7 @@ def matches(backend, *, owner_id: int, scopes: Sequence[SearchScope], terms: lis
     weight = table[texts.pairs[rows] >> RECORD_BITS, texts.fields[rows]]
     scores = np.rint(np.bincount(record_of, weights=weight * coverage, minlength=keys.shape[0]) * SCORE_SCALE)
     order = np.lexsort((keys, -scores))  # the score, then the type's name and the record id
-    return Matches(texts.names, keys[order], scores[order])
+    return Matches(texts.names, keys[order], scores[order], texts.ids[rows], texts.pairs[rows])
 
 
 SCANNED = 2_000  # fewer rows left than this are asked one by one; more, the joined texts are searched

@@ -11,8 +11,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import DatabaseError, router, transaction
+from django.db.models import F, QuerySet, Value
 
-from apps.common import clock
+from apps.common import clock, statements
 from apps.retrieval import hybrid
 from apps.retrieval.backends import BaseSearchBackend, SearchScope, get_search_backend
 from apps.retrieval.indexing import normalize, query_terms
@@ -157,6 +158,17 @@ def search_scopes(access: Access, targets: list[TypeView], backend: BaseSearchBa
             for v in targets if (fields := searchable_fields(v))]
 
 
+def _embedded_texts(row_ids: list[int]) -> dict[int, str]:
+    """The text each of these projection rows was embedded from, by row id (SQL compiled once, on PostgreSQL)."""
+    found = statements.rows(SearchProjection, _embedded_build, ("ints",), row_ids)
+    return dict(SearchProjection.objects.filter(pk__in=row_ids).values_list("pk", "text") if found is None else found)
+
+
+def _embedded_build(row_ids: list[int]) -> QuerySet:
+    return SearchProjection.objects.filter(statements.AnyOf(F("pk"), Value(row_ids))).order_by().values_list(
+        "pk", "text")
+
+
 # SPEC S-4 (home): the one engine — the agents' search and search_user_context both find and rank here.
 def ranked(backend: BaseSearchBackend, *, owner_id: int, query: str, targets: list[Target],
            pool: int) -> Iterator[Found]:
@@ -171,8 +183,7 @@ def ranked(backend: BaseSearchBackend, *, owner_id: int, query: str, targets: li
     with transaction.atomic(using=backend.using):
         found, meaning = hybrid.search_both(backend, owner_id=owner_id, query=query,
                                             scopes=[t.scope for t in targets], keyword_limit=pool)
-        embedded = dict(SearchProjection.objects.filter(pk__in=[h.row_id for h in meaning])
-                        .values_list("pk", "text")) if meaning else {}
+        embedded = _embedded_texts([h.row_id for h in meaning]) if meaning else {}
     # Load every candidate (one query per type) for what ranking needs — current or not, status, time —
     # and for what a hit may show, which only the few answered need.
     similar = {(h.resource_type, h.record_id): h for h in meaning}
@@ -186,27 +197,29 @@ def ranked(backend: BaseSearchBackend, *, owner_id: int, query: str, targets: li
         records = v.resource.adapter.candidates(owner_id, record_ids, shown_names(v))
         loaded.update({(name, obj.pk): obj for obj in records})
     candidates, instances, meant, words = [], {}, {}, set()
-    for name, record_id in ((name, pk) for name, record_ids in ids.items() for pk in record_ids):
-        v, instance = by_type[name], loaded.get((name, record_id))
-        if instance is None or not v.resource.adapter.is_current(instance):
-            continue  # SPEC R-6: gone, deleted or no longer current since it was indexed
-        ref, close = f"{v.type}:{instance.pk}", similar.get((name, record_id))
-        if (name, record_id) in keyword:
-            words.add(ref)
-        if close is not None:
-            meant[ref] = (close.field, embedded.get(close.row_id))
+    for name, record_ids in ids.items():
+        v = by_type[name]
+        adapter, weight = v.resource.adapter, v.resource.declaration.rank_weight
         # Status and recency rank only where the caller may read them: the order of hits must not tell
         # what their fields do not (SPEC R-5).
-        adapter = v.resource.adapter
-        candidate = Candidate(
-            ref=ref, resource_type=v.type, record_id=instance.pk, lexical=keyword.get((name, record_id), 0.0),
-            similarity=close.similarity if close is not None else None,
-            status_boost=adapter.status_boost(instance) if "/status" in v.leaves else 0.0,
-            changed_at=adapter.recency(instance) if "/updated_at" in v.leaves else None,
-            type_weight=v.resource.declaration.rank_weight,
-        )
-        candidates.append(candidate)
-        instances[candidate.ref] = (v, instance)
+        by_status, by_time = "/status" in v.leaves, "/updated_at" in v.leaves
+        for record_id in record_ids:
+            instance = loaded.get((name, record_id))
+            if instance is None or not adapter.is_current(instance):
+                continue  # SPEC R-6: gone, deleted or no longer current since it was indexed
+            ref, close = f"{name}:{record_id}", similar.get((name, record_id))
+            if (name, record_id) in keyword:
+                words.add(ref)
+            if close is not None:
+                meant[ref] = (close.field, embedded.get(close.row_id))
+            candidate = Candidate(
+                ref=ref, resource_type=name, record_id=record_id, lexical=keyword.get((name, record_id), 0.0),
+                similarity=close.similarity if close is not None else None,
+                status_boost=adapter.status_boost(instance) if by_status else 0.0,
+                changed_at=adapter.recency(instance) if by_time else None, type_weight=weight,
+            )
+            candidates.append(candidate)
+            instances[ref] = (v, instance)
     confirm = _Confirmation(instances, terms, words, meant)
     # Keyword scores and similarities are relative to the best *confirmed* candidate of each (SPEC R-8):
     # the first one confirmed in that order. Only then are the others confirmed, in rank order, as the
