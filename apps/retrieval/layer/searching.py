@@ -123,8 +123,9 @@ class _Confirmation:
 
     def __call__(self, ref: str) -> tuple[dict, dict] | None:
         if ref not in self._proofs:
-            v, instance = self._instances[ref]
-            doc = v.resource.adapter.document(instance, self._shown(v))
+            v, candidate = self._instances[ref]
+            adapter = v.resource.adapter
+            doc = adapter.document(adapter.record(candidate), self._shown(v))
             snippet = _confirm(v, doc, self._terms) if ref in self._keyword else None
             if snippet is None and ref in self._meaning:
                 snippet = _confirm_meaning(v, doc, *self._meaning[ref])

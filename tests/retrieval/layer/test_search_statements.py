@@ -7,9 +7,11 @@ from datetime import timedelta
 
 import pytest
 from django.db import connection, transaction
+from django.db.models.signals import post_init
 from django.test.utils import CaptureQueriesContext
 
 from apps.memory import services
+from apps.memory.models import CalendarEvent, Todo, VoiceMemo
 from apps.retrieval.models import SearchProjection
 from tests.retrieval.layer.builders import T0, access, call
 
@@ -137,3 +139,24 @@ def test_the_vector_scope_reads_no_projection_row_on_sqlite(user, other_user):  
         cursor.execute("EXPLAIN QUERY PLAN " + sql, params)
         plan = "\n".join(str(row[-1]) for row in cursor.fetchall())
     assert "SEARCH p USING COVERING INDEX projection_owner_vectors" in plan, plan
+
+
+# SPEC S-4, R-6: a search ranks every candidate from its columns, and makes a record (a model instance, what
+# ``document`` reads) only of those it confirms: not 60 to answer with 5 (docs/performance.md).
+def test_a_search_makes_records_only_of_the_candidates_it_confirms(user):
+    _records(user, 20)  # 60 records hold "hotel"
+    made = []
+
+    def count(sender, **kwargs):
+        if sender in (Todo, VoiceMemo, CalendarEvent):
+            made.append(sender)
+
+    post_init.connect(count)
+    try:
+        answer = call(access(user), "search", query="hotel", top_k=5)
+    finally:
+        post_init.disconnect(count)
+    assert len(answer["hits"]) == 5 and answer["truncated"], answer
+    # The best by words and the closest by meaning, then in rank order the answer's five and the sixth that
+    # tells there is more.
+    assert 6 <= len(made) <= 8, made
