@@ -11,6 +11,7 @@ from collections import namedtuple
 from datetime import datetime
 from functools import lru_cache
 from operator import itemgetter
+from typing import Any
 
 from django.db import models, router
 from django.db.models import F, Prefetch, Value, prefetch_related_objects
@@ -152,10 +153,9 @@ class ModelAdapter(Adapter):
         columns = _candidate_columns(self, names)
         found = statements.rows(self.model, _candidates_build(self, columns), ("int", "ints"), user_id,
                                 list(record_ids), by_key=True)
-        if found is None:
-            found = self.records(user_id).filter(pk__in=record_ids).values_list(*columns)
         make = _row_type(self.model, columns)._make
-        return [make(row) for row in found]
+        return [make(row) for row in (
+            self.records(user_id).filter(pk__in=record_ids).values_list(*columns) if found is None else found)]
 
     def record(self, candidate):
         return self.model.from_db(router.db_for_read(self.model), candidate._fields, candidate)
@@ -215,7 +215,7 @@ def _candidate_columns(adapter: ModelAdapter, names: frozenset[str]) -> tuple[st
 
 
 @lru_cache(maxsize=128)
-def _row_type(model: type[models.Model], columns: tuple[str, ...]) -> type:
+def _row_type(model: type[models.Model], columns: tuple[str, ...]) -> Any:
     """A candidate row of ``model``: ``columns`` by name, and ``pk``."""
     pk = property(itemgetter(columns.index(model._meta.pk.attname)))
     return type(f"{model.__name__}Row", (namedtuple(f"{model.__name__}Columns", columns),), {"__slots__": (), "pk": pk})
