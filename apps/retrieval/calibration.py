@@ -22,6 +22,7 @@ import random
 import re
 import threading
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -53,72 +54,9 @@ COHORT = (
 
 # General-knowledge topics in English and Chinese — science, history, inventions, nature, sport, the arts,
 # animals, the body, how food and machines work — what a question the person's memory does not answer is
-# usually about. Not flights, clouds or the weather: "flight to Chengdu" and a cloud contract are a person's
-# business. Fixed, like the cohort: changing it moves ``hybrid.GENERAL``.
-GENERAL = (
-    # English
-    "how volcanoes form", "the theory of relativity", "photosynthesis in plants", "how black holes work",
-    "the periodic table of elements", "plate tectonics and earthquakes", "the life cycle of stars",
-    "how vaccines train the immune system", "the structure of DNA", "climate change and greenhouse gases",
-    "how rainbows appear", "the migration of whales", "the anatomy of the human heart", "quantum mechanics basics",
-    "how magnets work", "the water cycle", "dinosaur extinction", "the speed of light",
-    "how bats navigate in the dark", "why the sky is blue", "the evolution of birds", "coral reef ecosystems",
-    "the fall of the Roman Empire", "the French Revolution", "ancient Egyptian pyramids",
-    "the Industrial Revolution", "the Silk Road trade routes", "the Cold War", "the Renaissance in Italy",
-    "the Ming dynasty", "the Viking age", "the invention of paper", "World War One trenches", "the Aztec empire",
-    "Greek mythology gods", "the offside rule in football", "how scoring works in tennis",
-    "the history of the Olympic Games", "basketball defensive tactics", "the rules of ice hockey",
-    "famous chess grandmasters", "how to play poker", "formula one racing strategy", "the rules of golf",
-    "sumo wrestling traditions", "baroque music composers", "impressionist painting techniques",
-    "the plays of Shakespeare", "the grammar of Latin verbs", "the origin of the English alphabet",
-    "Gothic cathedrals", "jazz improvisation", "the history of cinema", "Japanese haiku poetry",
-    "opera singing styles", "how the internet routes packets", "the invention of the steam engine",
-    "how nuclear power plants work", "the history of money", "supply and demand in economics",
-    "how batteries store energy", "the first computers", "how satellites stay in orbit",
-    "the longest rivers in the world", "the highest mountains on earth", "deserts of Africa",
-    "the climate of Antarctica", "the islands of the Pacific Ocean", "capital cities of Europe", "how wine is made",
-    "the history of sushi", "the chemistry of caramel", "where spices come from", "how wolves hunt in packs",
-    "the migration of salmon", "octopus intelligence", "how camels survive in deserts",
-    "how refrigerators keep food cold", "how GPS finds a location", "how microwaves heat food", "how ships float",
-    "how central banks set interest rates", "the history of the stock market", "the history of railways",
-    "how the liver works", "why we need vitamins", "how muscles grow",
-    # inventions, nature, food and drink, animals, the body, everyday science
-    "the invention of the light bulb", "the history of the telephone",
-    "the invention of the printing press", "the history of the automobile", "the invention of the radio",
-    "the history of photography", "the invention of the wheel", "how television was invented",
-    "why leaves fall in autumn", "what causes thunder and lightning", "why it snows",
-    "how hurricanes form", "why the sea is salty", "how rivers shape valleys", "how seeds grow into plants",
-    "how flowers are pollinated", "the history of coffee", "how tea is grown and processed",
-    "where chocolate comes from", "how cheese is made", "the history of bread", "how beer is brewed",
-    "how sugar is refined", "the origin of pasta", "why chili peppers taste hot", "how penguins survive the cold",
-    "how birds learn to fly", "why cats purr", "the diet of giant pandas", "how elephants communicate",
-    "the life cycle of butterflies", "why we sleep and dream", "how the eye sees colour",
-    "how the brain stores memories", "how we taste food", "why we yawn", "how bones heal",
-    "how touchscreens work", "how a bicycle stays upright", "how electricity reaches homes",
-    "how mobile phone networks work", "how clocks keep time", "how a compass works", "how glass is made",
-    "how paper is recycled", "the speed of sound", "why ice floats on water", "how soap cleans",
-    # Chinese
-    "火山是怎么形成的", "相对论", "植物的光合作用", "黑洞的原理", "元素周期表", "地震和板块运动", "恒星的一生",
-    "疫苗的原理", "DNA 的双螺旋结构", "全球变暖", "彩虹是怎么出现的", "鲸鱼的迁徙", "人体心脏的结构",
-    "量子力学入门", "磁铁的原理", "水循环", "恐龙灭绝", "光速", "天空为什么是蓝色的", "珊瑚礁生态",
-    "罗马帝国的灭亡", "法国大革命", "埃及金字塔", "工业革命", "丝绸之路", "冷战", "文艺复兴", "明朝历史", "维京人",
-    "第一次世界大战", "希腊神话", "秦始皇统一六国", "唐诗宋词", "三国演义的故事", "足球的越位规则", "网球怎么计分",
-    "奥运会的历史", "围棋的规则", "象棋开局", "一级方程式赛车", "高尔夫球规则", "巴洛克音乐", "印象派绘画",
-    "莎士比亚的戏剧", "京剧的脸谱", "书法的笔法", "电影的历史", "日本俳句", "互联网是怎么传输数据的",
-    "蒸汽机的发明", "核电站的原理", "货币的历史", "供求关系", "电池怎么储存能量", "第一台计算机",
-    "卫星为什么不会掉下来", "世界上最长的河流", "世界最高的山", "非洲的沙漠", "南极的气候", "太平洋岛屿",
-    "欧洲各国首都", "酱油是怎么酿造的", "葡萄酒的酿造", "焦糖的化学", "香料的产地", "狼群怎么捕猎", "三文鱼洄游",
-    "章鱼的智力", "骆驼为什么耐渴", "冰箱制冷的原理", "GPS 定位的原理", "微波炉加热的原理", "船为什么能浮在水上",
-    "央行怎么调利率", "股票市场的历史", "铁路的历史", "肝脏的功能", "维生素的作用", "肌肉是怎么长的",
-    "电灯的发明", "电话的历史", "汽车的历史", "收音机的发明", "摄影术的历史", "轮子的发明",
-    "电视是怎么发明的", "秋天树叶为什么会落", "打雷闪电的原因", "为什么会下雪", "台风是怎么形成的",
-    "海水为什么是咸的", "种子怎么长成植物", "花是怎么授粉的", "咖啡的历史", "茶是怎么种植和加工的", "巧克力的来历",
-    "奶酪是怎么做的", "面包的历史", "啤酒是怎么酿的", "糖是怎么提炼的", "辣椒为什么辣", "企鹅怎么抵御寒冷",
-    "猫为什么会打呼噜", "大熊猫的食性", "大象怎么交流", "蝴蝶的一生", "人为什么要睡觉",
-    "眼睛怎么看见颜色", "大脑怎么储存记忆", "人为什么会打哈欠", "骨折是怎么愈合的", "触摸屏的工作原理",
-    "自行车为什么不会倒", "电是怎么输送到家里的", "手机信号的原理", "指南针的原理",
-    "玻璃是怎么制造的", "声音的传播速度", "冰为什么浮在水面上", "肥皂为什么能去污",
-)
+# usually about (``general_topics.txt``, one a line).
+GENERAL = tuple(line for line in Path(__file__).with_name("general_topics.txt").read_text("utf-8").splitlines()
+                if line and not line.startswith("#"))
 
 
 def _nonsense(seed: int = 7) -> tuple[str, ...]:
