@@ -108,9 +108,9 @@ class _Confirmation:
     """
 
     def __init__(
-        self, instances: dict, terms: list[str], keyword: set[str], meaning: dict[str, tuple[str, str | None]],
+        self, rows: dict, terms: list[str], keyword: set[str], meaning: dict[str, tuple[str, str | None]],
     ):
-        self._instances, self._terms = instances, terms
+        self._rows, self._terms = rows, terms  # ref → (the view it is read through, its candidate row)
         self._keyword = keyword  # refs the words matched
         self._meaning = meaning  # ref → (field pattern, the text its vector was made from)
         self._proofs: dict[str, tuple[dict, dict] | None] = {}
@@ -123,9 +123,9 @@ class _Confirmation:
 
     def __call__(self, ref: str) -> tuple[dict, dict] | None:
         if ref not in self._proofs:
-            v, candidate = self._instances[ref]
+            v, row = self._rows[ref]
             adapter = v.resource.adapter
-            doc = adapter.document(adapter.record(candidate), self._shown(v))
+            doc = adapter.document(adapter.record(row), self._shown(v))
             snippet = _confirm(v, doc, self._terms) if ref in self._keyword else None
             if snippet is None and ref in self._meaning:
                 snippet = _confirm_meaning(v, doc, *self._meaning[ref])
@@ -197,7 +197,7 @@ def ranked(backend: BaseSearchBackend, *, owner_id: int, query: str, targets: li
         v = by_type[name]
         records = v.resource.adapter.candidates(owner_id, record_ids, shown_names(v))
         loaded.update({(name, obj.pk): obj for obj in records})
-    candidates, instances, meant, words = [], {}, {}, set()
+    candidates, rows, meant, words = [], {}, {}, set()
     for name, record_ids in ids.items():
         v = by_type[name]
         adapter, weight = v.resource.adapter, v.resource.declaration.rank_weight
@@ -205,8 +205,8 @@ def ranked(backend: BaseSearchBackend, *, owner_id: int, query: str, targets: li
         # what their fields do not (SPEC R-5).
         by_status, by_time = "/status" in v.leaves, "/updated_at" in v.leaves
         for record_id in record_ids:
-            instance = loaded.get((name, record_id))
-            if instance is None or not adapter.is_current(instance):
+            row = loaded.get((name, record_id))
+            if row is None or not adapter.is_current(row):
                 continue  # SPEC R-6: gone, deleted or no longer current since it was indexed
             ref, close = f"{name}:{record_id}", similar.get((name, record_id))
             if (name, record_id) in keyword:
@@ -216,12 +216,12 @@ def ranked(backend: BaseSearchBackend, *, owner_id: int, query: str, targets: li
             candidate = Candidate(
                 ref=ref, resource_type=name, record_id=record_id, lexical=keyword.get((name, record_id), 0.0),
                 similarity=close.similarity if close is not None else None,
-                status_boost=adapter.status_boost(instance) if by_status else 0.0,
-                changed_at=adapter.recency(instance) if by_time else None, type_weight=weight,
+                status_boost=adapter.status_boost(row) if by_status else 0.0,
+                changed_at=adapter.recency(row) if by_time else None, type_weight=weight,
             )
             candidates.append(candidate)
-            instances[ref] = (v, instance)
-    confirm = _Confirmation(instances, terms, words, meant)
+            rows[ref] = (v, row)
+    confirm = _Confirmation(rows, terms, words, meant)
     # Keyword scores and similarities are relative to the best *confirmed* candidate of each (SPEC R-8):
     # the first one confirmed in that order. Only then are the others confirmed, in rank order, as the
     # answer needs them.
@@ -236,7 +236,7 @@ def ranked(backend: BaseSearchBackend, *, owner_id: int, query: str, targets: li
                           top_similarity=closest.similarity if closest else 0.0):
         proof = confirm(candidate.ref)
         if proof is not None:
-            yield Found(candidate, instances[candidate.ref][0], *proof)
+            yield Found(candidate, rows[candidate.ref][0], *proof)
 
 
 # SPEC R-5 (home)
