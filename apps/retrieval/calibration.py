@@ -116,9 +116,10 @@ def background(embedder, query: np.ndarray, text: str) -> Background | None:
 
 # Words that point at a person, or at someone's taste: a question holding one asks about someone's life
 # ("does she like jazz", 她喜欢哪个画家, 喜欢吃什么), however close it comes to a general-knowledge topic.
-# English words whole; Chinese as written (it often leaves the person out).
-_SOMEONE = re.compile(r"\b(?:i|me|my|mine|myself|we|our|us|you|your|she|her|hers|he|him|his|they|their|them|users?|"
-                      r"likes?|loves?|hates?|prefers?|favou?rite)\b|[我你您她他咱]|用户|自己|喜欢|讨厌|最爱|爱吃|爱喝")
+# English words whole; Chinese as written (it often leaves the person out). Not "you" (你, 您): a question put
+# to one's own memory asks about "my" life or "her" life; "you" there is anyone ("why do onions make you cry").
+_SOMEONE = re.compile(r"\b(?:i|me|my|mine|myself|we|our|us|she|her|hers|he|him|his|they|their|them|users?|"
+                      r"likes?|loves?|hates?|prefers?|favou?rite)\b|[我她他咱]|用户|自己|喜欢|讨厌|最爱|爱吃|爱喝")
 
 
 def about_someone(text: str) -> bool:
