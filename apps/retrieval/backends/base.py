@@ -213,8 +213,7 @@ class BaseSearchBackend:
 
         Their rows are read by id, not found again by their terms, and the statement's text depends only on
         the scopes' fields and the terms' number: PostgreSQL plans it once per connection."""
-        top = matched[:RELEVANCE_DEPTH]
-        if offset >= len(matched) or not top:
+        if offset >= len(matched):
             return []
         score_sql, score_params = self._whole_score(terms, scopes)
         sql = (f"SELECT p.resource_type, p.record_id, {score_sql} FROM {self.table} p"

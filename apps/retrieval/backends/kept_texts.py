@@ -108,11 +108,12 @@ def matches(backend, *, owner_id: int, scopes: Sequence[SearchScope], terms: lis
     for (kind, path), weight in field_weights(scopes).items():
         if kind in code and path in code:
             table[code[kind], code[path]] = weight
-    keys, record_of = np.unique(texts.pairs[rows], return_inverse=True)
-    weight = table[texts.pairs[rows] >> RECORD_BITS, texts.fields[rows]]
+    pairs = texts.pairs[rows]
+    keys, record_of = np.unique(pairs, return_inverse=True)
+    weight = table[pairs >> RECORD_BITS, texts.fields[rows]]
     scores = np.rint(np.bincount(record_of, weights=weight * coverage, minlength=keys.shape[0]) * SCORE_SCALE)
     order = np.lexsort((keys, -scores))  # the score, then the type's name and the record id
-    return Matches(texts.names, keys[order], scores[order], texts.ids[rows], texts.pairs[rows])
+    return Matches(texts.names, keys[order], scores[order], texts.ids[rows], pairs)
 
 
 SCANNED = 2_000  # fewer rows left than this are asked one by one; more, the joined texts are searched
