@@ -12,7 +12,9 @@ So a field matches by meaning when
 * unless the query is about someone (``about_someone``), it is nearly as close to the query as the nearest of
   a fixed set of general-knowledge topics (science, history, sport, the arts, in both languages): a question
   an encyclopedia answers ("how do bees make honey") is closer to one of them than to the person's record
-  that merely shares its theme.
+  that merely shares its theme. A query in the form of such a question (``asks_about_the_world``: "why
+  does it rain", "the history of the bicycle", 茶叶的起源) must be clearly closer to the record than to
+  every topic: what it shares with a person's "Bike" or 小雨 is the subject, not the question.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from apps.retrieval.folding import fold_traditional
 
 log = logging.getLogger(__name__)
 
@@ -85,6 +89,7 @@ class Background:
     everyday: np.ndarray
     nonsense: float
     general: float | None  # None: the query is about someone (``about_someone``), not general knowledge
+    world: bool = False  # the query is phrased as a question about the world (``asks_about_the_world``)
 
 
 _lock = threading.Lock()
@@ -111,7 +116,8 @@ def background(embedder, query: np.ndarray, text: str) -> Background | None:
             fixed = _fixed.setdefault(id(embedder), (vectors[:len(COHORT)], vectors[len(COHORT):cut], vectors[cut:]))
     query = query.astype(np.float32)
     general = None if about_someone(text) else float((fixed[2] @ query).max())
-    return Background(everyday=fixed[0] @ query, nonsense=float((fixed[1] @ query).max()), general=general)
+    return Background(everyday=fixed[0] @ query, nonsense=float((fixed[1] @ query).max()), general=general,
+                      world=general is not None and asks_about_the_world(text))
 
 
 # Words that point at a person, or at someone's taste: a question holding one asks about someone's life
@@ -124,7 +130,25 @@ _SOMEONE = re.compile(r"\b(?:i|me|my|mine|myself|we|our|us|she|her|hers|he|him|h
 
 def about_someone(text: str) -> bool:
     """Whether ``text`` (a query) is about someone: a pronoun, "user" or a word of taste, English or Chinese."""
-    return _SOMEONE.search(text.casefold()) is not None
+    return _SOMEONE.search(_plain(text)) is not None
+
+
+# The forms of a question an encyclopedia answers: why, how things are or work (in the present: "why did the
+# database go down" asks what happened), the history, origin, rules or inventor of something. Not "how to" or
+# 怎么 alone: "饺子怎么包" asks for the person's own recipe.
+_WORLD = re.compile(r"\bwhy\b(?! (?:did|was|were|had)\b)|\bhow (?:do|does|is|are)\b|\bwhat (?:causes|makes)\b|"
+                    r"\b(?:history|origins?|invention|causes|rules|science|chemistry|physics) of\b|"
+                    r"\bwho (?:invented|discovered|built|founded|wrote|painted)\b|"
+                    r"为什么|为何|起源|由来|历史|原理|发明|是怎么|是如何|怎么形成|如何形成|的规则|的生平")
+
+
+def asks_about_the_world(text: str) -> bool:
+    """Whether ``text`` (a query) has the form of a general-knowledge question, English or Chinese."""
+    return _WORLD.search(_plain(text)) is not None
+
+
+def _plain(text: str) -> str:
+    return fold_traditional(text.casefold())
 
 
 def standardized(similarities: np.ndarray, everyday: np.ndarray | None) -> np.ndarray:

@@ -85,3 +85,14 @@ def test_what_nothing_answers_finds_nothing(shared_facts, query):
 def test_a_question_about_the_person_on_a_general_subject_finds_the_fact(shared_facts, query, expected):
     facts, token = shared_facts
     assert str(facts[expected].id) in _ids(token, query)
+
+
+# SPEC S-4: a question in the form an encyclopedia answers ("why", "the history of", 的起源) on a shared fact's
+# subject finds nothing: what it shares with the short label 咖啡, "Pet" or 签证 is the subject, not the question.
+@pytest.mark.parametrize("query", [
+    "how is coffee roasted", "咖啡的起源", "the history of the telephone", "why do dogs bark",
+    "the origin of spicy food", "签证的历史", "why is jazz improvised",
+])
+def test_a_question_about_the_world_on_a_facts_subject_finds_nothing(shared_facts, query):
+    _, token = shared_facts
+    assert _ids(token, query, limit=10) == []

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from apps.retrieval.calibration import COHORT, GENERAL, NONSENSE, about_someone
+from apps.retrieval.calibration import COHORT, GENERAL, NONSENSE, about_someone, asks_about_the_world
 
 
 # SPEC S-4: a question naming a person or a taste asks about someone's life; a question about the world does not.
 @pytest.mark.parametrize("query,someone", [
     ("does she like jazz", True), ("which painter does the user love", True), ("my flight to Chengdu", True),
     ("Her favourite colour", True), ("她喜欢哪个画家", True), ("喜欢吃什么", True), ("用户几点睡觉", True),
+    ("用戶喝酒嗎", True), ("妳喜歡什麼", True),  # Traditional, folded first
     ("how jazz was born in New Orleans", False), ("the rules of cricket", False), ("蜜蜂是怎么酿蜜的", False),
     ("usher syndrome", False), ("shepherd dogs", False), ("the history of the bicycle", False),
     # "you" asked of one's own memory is anyone: the person is "my" or "her".
@@ -18,6 +19,22 @@ from apps.retrieval.calibration import COHORT, GENERAL, NONSENSE, about_someone
 ])
 def test_about_someone(query, someone):
     assert about_someone(query) is someone
+
+
+# SPEC S-4: a question in the form an encyclopedia answers (why, how things are, the history or origin of
+# something) asks about the world; a person's own questions ("how to", 怎么 alone, a subject named) do not.
+@pytest.mark.parametrize("query,world", [
+    ("why does it rain", True), ("the history of the bicycle", True), ("How are coffee beans roasted", True),
+    ("who invented the telephone", True), ("what causes the common cold", True), ("the rules of cricket", True),
+    ("茶叶的起源", True), ("为什么会下雨", True), ("為什麼會下雨", True), ("潮汐是怎么形成的", True),
+    ("火锅的由来", True),
+    ("饺子怎么包", False), ("how to renew a passport", False), ("kitchen renovation budget", False),
+    ("Kyoto", False), ("what happened in the database incident", False), ("日语每天怎么复习", False),
+    ("云服务合同谈得怎么样", False), ("who coaches the kids' football team", False),
+    ("why did the database go down", False), ("how did the football club meeting go", False),
+])
+def test_asks_about_the_world(query, world):
+    assert asks_about_the_world(query) is world
 
 
 def test_the_fixed_texts_are_distinct():
