@@ -8,7 +8,7 @@ So a field matches by meaning when
   with (the caller's readable fields of visible records, nothing else: SPEC R-5) and to a fixed cohort of
   everyday texts in both languages, which steadies the figures of a person with few rows;
 * it is at least as close to the query as the nearest of a fixed set of nonsense strings (random letters,
-  random characters): a query of nonsense is as close to other nonsense as to anything a person wrote;
+  random characters, made-up words): a query of nonsense is as close to other nonsense as to anything a person wrote;
 * unless the query is about someone (``about_someone``), it is nearly as close to the query as the nearest of
   a fixed set of general-knowledge topics (science, history, sport, the arts, in both languages): a question
   an encyclopedia answers ("how do bees make honey") is closer to one of them than to the person's record
@@ -64,18 +64,25 @@ GENERAL = tuple(line for line in Path(__file__).with_name("general_topics.txt").
 
 
 def _nonsense(seed: int = 7) -> tuple[str, ...]:
-    """96 strings of random Latin letters and CJK characters, the same in every process (``random()`` only:
-    its sequence for a seed is what Python keeps stable across versions)."""
+    """144 strings of random Latin letters, CJK characters and pronounceable syllables ("wavi nosu": a made-up
+    word is as close to a person's names as random letters are to their labels), the same in every process
+    (``random()`` only: its sequence for a seed is what Python keeps stable across versions)."""
     rng = random.Random(seed)
 
     def pick(items: str, low: int, high: int) -> str:
         return "".join(items[int(rng.random() * len(items))] for _ in range(low + int(rng.random() * (high - low + 1))))
 
+    def word() -> str:  # pronounceable: consonant, vowel and now and then a closing consonant, two or three times
+        return "".join(pick(consonants, 1, 1) + pick(vowels, 1, 1) + pick(consonants, 0, 1)
+                       for _ in range(2 + int(rng.random() * 2)))
+
     letters, han = "abcdefghijklmnopqrstuvwxyz", "".join(chr(c) for c in range(0x4E00, 0x9FA6))
+    consonants, vowels = "bcdfghjklmnprstvwz", "aeiou"  # drawn after the rest: those stay as they were
     words = [" ".join(pick(letters, 3, 9) for _ in range(1 + int(rng.random() * 3))) for _ in range(48)]
     characters = [pick(han, 2, 4) for _ in range(24)]
     mixed = [f"{pick(letters, 3, 6)} {pick(han, 1, 3)}" for _ in range(24)]
-    return (*words, *characters, *mixed)
+    spoken = [" ".join(word() for _ in range(1 + int(rng.random() * 2))) for _ in range(48)]
+    return (*words, *characters, *mixed, *spoken)
 
 
 NONSENSE = _nonsense()
