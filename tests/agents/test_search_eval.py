@@ -74,7 +74,7 @@ def test_the_set_is_what_it_says():
 # holds none of their words, and what they say a fact or a record answers names one of the set.
 def test_the_development_questions_are_apart_from_both_halves():
     development = search_set.questions(search_set.DEV)
-    assert {q["kind"] for q in development} == {"unanswerable", "paraphrase"} and len(development) >= 310
+    assert {q["kind"] for q in development} == {"unanswerable", "paraphrase"} and len(development) >= 390
     assert not {q["id"] for q in development} & {q["id"] for q in search_set.load()["questions"]}
     keys = {"facts": {f["key"] for f in search_set.load()["facts"]},
             "records": {r["key"] for r in search_set.load()["records"]}}
@@ -125,8 +125,8 @@ def test_the_held_out_half_mostly_answers_nothing_to_what_nothing_answers(held_o
 
 
 # SPEC S-4: a query nothing answers returns nothing (≥ 0.9 of them). Not met yet: 0.875 through both surfaces on
-# the held-out half (14 of 16, 28 of 32); 1.0 / 1.0 on the tuning half and 0.92 / 0.94 on the development
-# questions. What still passes shares a theme with what the person wrote (docs/search.md "Calibrated relevance").
+# the held-out half (14 of 16, 28 of 32); 1.0 / 1.0 on the tuning half and 0.92 / 0.90 on the development
+# questions. What still passes shares a subject with what a person wrote (docs/search.md "Calibrated relevance").
 @pytest.mark.xfail(strict=True, reason="unanswerable answered empty 0.875 / 0.875 on the held-out half (target 0.9)")
 def test_the_held_out_half_answers_nothing_to_what_nothing_answers(held_out):
     assert not _check(held_out, "held_out", ("unanswerable_empty_rate",)), held_out["held_out"]["failures"]
