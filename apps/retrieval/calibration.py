@@ -77,10 +77,11 @@ def _nonsense(seed: int = 7) -> tuple[str, ...]:
                        for _ in range(2 + int(rng.random() * 2)))
 
     letters, han = "abcdefghijklmnopqrstuvwxyz", "".join(chr(c) for c in range(0x4E00, 0x9FA6))
-    consonants, vowels = "bcdfghjklmnprstvwz", "aeiou"  # drawn after the rest: those stay as they were
+    consonants, vowels = "bcdfghjklmnprstvwz", "aeiou"
     words = [" ".join(pick(letters, 3, 9) for _ in range(1 + int(rng.random() * 3))) for _ in range(48)]
     characters = [pick(han, 2, 4) for _ in range(24)]
     mixed = [f"{pick(letters, 3, 6)} {pick(han, 1, 3)}" for _ in range(24)]
+    # Drawn last, so that the strings above stay as they were.
     spoken = [" ".join(word() for _ in range(1 + int(rng.random() * 2))) for _ in range(48)]
     return (*words, *characters, *mixed, *spoken)
 
