@@ -8,6 +8,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from datetime import timezone
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
@@ -107,6 +108,10 @@ def prepared_cursor(connection: Any) -> Iterator:
     connection.validate_thread_sharing()
     with connection.wrap_database_errors:
         server_binding = psycopg.Cursor(raw)
+    if connection.timezone is timezone.utc:  # the session's zone is UTC: psycopg's loader answers as Django's
+        from psycopg.types.datetime import TimestamptzLoader
+
+        server_binding.adapters.register_loader("timestamptz", TimestamptzLoader)  # in C, not Python
     wrapped = _LoggedAsWritten(server_binding, connection) if connection.queries_logged else (
         connection.make_cursor(server_binding))
     with wrapped as cursor:

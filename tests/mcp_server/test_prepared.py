@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import timezone
+
 import pytest
 from django.db import DatabaseError
 from django.db import connection as db
@@ -83,3 +85,20 @@ def test_a_runs_authorization_is_planned_once(user):
     for _ in range(6):
         assert run_state(run.run_id).user_id == user.pk
     assert _prepared("agents_runsnapshot") >= 1
+
+
+# A timestamp read through the prepared cursor is the one Django's cursor reads: the same instant, in UTC, the
+# same object (psycopg's own loader, in C, where Django's is Python; the session's zone is UTC either way).
+@pytest.mark.postgres_only
+def test_timestamps_read_as_djangos_cursor_reads_them(user):
+    table = type(user)._meta.db_table
+    sql = f"SELECT date_joined, date_joined + interval '1 microsecond', %s::timestamptz FROM {table} WHERE id = %s"
+    params = ["2026-03-29 01:30:00.123456+08", user.pk]
+    with db.cursor() as cursor:
+        cursor.execute(sql, params)
+        djangos = cursor.fetchone()
+    with prepared_cursor(db) as cursor:
+        cursor.execute(sql, params)
+        prepared = cursor.fetchone()
+    assert prepared == djangos and repr(prepared) == repr(djangos)
+    assert all(value.tzinfo is timezone.utc for value in prepared)
