@@ -8,7 +8,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from datetime import timezone
+from datetime import UTC
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
@@ -108,7 +108,7 @@ def prepared_cursor(connection: Any) -> Iterator:
     connection.validate_thread_sharing()
     with connection.wrap_database_errors:
         server_binding = psycopg.Cursor(raw)
-    if connection.timezone is timezone.utc:  # the session's zone is UTC: psycopg's loader answers as Django's
+    if connection.timezone is UTC:  # the session's zone is UTC: psycopg's loader answers as Django's
         from psycopg.types.datetime import TimestamptzLoader
 
         server_binding.adapters.register_loader("timestamptz", TimestamptzLoader)  # in C, not Python

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import timezone
+from datetime import UTC
 
 import pytest
 from django.db import DatabaseError
@@ -101,4 +101,4 @@ def test_timestamps_read_as_djangos_cursor_reads_them(user):
         cursor.execute(sql, params)
         prepared = cursor.fetchone()
     assert prepared == djangos and repr(prepared) == repr(djangos)
-    assert all(value.tzinfo is timezone.utc for value in prepared)
+    assert all(value.tzinfo is UTC for value in prepared)
