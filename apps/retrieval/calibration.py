@@ -144,7 +144,8 @@ def about_someone(text: str) -> bool:
 # The forms of a question an encyclopedia answers: why, how things are or work (in the present: "why did the
 # database go down" asks what happened), the history, origin, rules or inventor of something. Not "how to" or
 # 怎么 alone: "饺子怎么包" asks for the person's own recipe.
-_WORLD = re.compile(r"\bwhy\b(?! (?:did|was|were|had)\b)|\bhow (?:do|does|is|are)\b|\bwhat (?:causes|makes)\b|"
+_WORLD = re.compile(r"\bwhy\b(?! (?:did|didn't|was|wasn't|were|weren't|had)\b)|\bhow (?:do|does|is|are)\b|"
+                    r"\bwhat (?:causes|makes)\b|"
                     r"\b(?:history|origins?|invention|causes|rules|science|chemistry|physics) of\b|"
                     r"\bwho (?:invented|discovered|built|founded|wrote|painted)\b|"
                     r"为什么|为何|起源|由来|历史|原理|发明|是怎么|是如何|怎么形成|如何形成|的规则|的生平")
@@ -156,7 +157,7 @@ def asks_about_the_world(text: str) -> bool:
 
 
 def _plain(text: str) -> str:
-    return fold_traditional(text.casefold())
+    return fold_traditional(text.casefold()).replace("\u2019", "'")  # "didn’t" as "didn't"
 
 
 def standardized(similarities: np.ndarray, everyday: np.ndarray | None) -> np.ndarray:
