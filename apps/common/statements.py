@@ -111,7 +111,8 @@ def prepared_cursor(connection: Any) -> Iterator:
     if connection.timezone is UTC:  # the session's zone is UTC: psycopg's loader answers as Django's
         from psycopg.types.datetime import TimestamptzLoader
 
-        server_binding.adapters.register_loader("timestamptz", TimestamptzLoader)  # in C, not Python
+        # In C, not Python; on this cursor only: Django's own cursors read their loader's ``timezone``.
+        server_binding.adapters.register_loader("timestamptz", TimestamptzLoader)
     wrapped = _LoggedAsWritten(server_binding, connection) if connection.queries_logged else (
         connection.make_cursor(server_binding))
     with wrapped as cursor:

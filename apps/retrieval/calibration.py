@@ -97,7 +97,7 @@ class Background:
     everyday: np.ndarray
     nonsense: float
     general: float | None  # None: the query is about someone (``about_someone``), not general knowledge
-    world: bool = False  # the query is phrased as a question about the world (``asks_about_the_world``)
+    world: bool  # the query is phrased as a question about the world (``asks_about_the_world``)
 
 
 _lock = threading.Lock()
@@ -125,7 +125,7 @@ def background(embedder, query: np.ndarray, text: str) -> Background | None:
     query = query.astype(np.float32)
     general = None if about_someone(text) else float((fixed[2] @ query).max())
     return Background(everyday=fixed[0] @ query, nonsense=float((fixed[1] @ query).max()), general=general,
-                      world=general is not None and asks_about_the_world(text))
+                      world=asks_about_the_world(text))
 
 
 # Words that point at a person, or at someone's taste: a question holding one asks about someone's life
