@@ -156,6 +156,15 @@ def asks_about_the_world(text: str) -> bool:
     return _WORLD.search(_plain(text)) is not None
 
 
+def spelt_alike(query: str, name: str) -> bool:
+    """Whether ``query`` is spelt nearly as ``name`` (both normalized): at least half their spelling shared (Dice
+    over ``indexing.spelling``). "grcae liu" is spelt as "grace liu", "glorp" as no name at all."""
+    from apps.retrieval.indexing import spelling
+
+    mine, theirs = spelling(query), spelling(name)
+    return bool(mine and theirs) and 4 * len(mine & theirs) >= len(mine) + len(theirs)  # Dice ≥ ½
+
+
 def _plain(text: str) -> str:
     return fold_traditional(text.casefold()).replace("\u2019", "'")  # "didn’t" as "didn't"
 

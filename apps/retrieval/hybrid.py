@@ -18,6 +18,7 @@ from apps.common.memo import BoundedMemo
 from apps.retrieval import calibration, listing
 from apps.retrieval.backends import BaseSearchBackend, SearchHit, SearchScope
 from apps.retrieval.indexing import normalize
+from apps.retrieval.registry import name_fields
 
 log = logging.getLogger(__name__)
 
@@ -25,8 +26,9 @@ DEPTH = 50  # the most records that match by meaning
 # A field matches by meaning when its similarity is at least FLOOR, stands STANDING standard deviations above
 # the query's background, is at least as close to the query as its closest nonsense string and, unless the
 # query is about someone, at most -GENERAL below its closest general-knowledge topic, or WORLD above it when
-# the query is phrased as a question about the world (``calibration``). Chosen on the evaluation's tuning half
-# and its development questions (docs/search.md "Calibrated relevance").
+# the query is phrased as a question about the world (``calibration``); a field of names, only when spelt
+# alike too (``calibration.spelt_alike``). Chosen on the evaluation's tuning half and its development
+# questions (docs/search.md "Calibrated relevance").
 FLOOR = 0.25
 STANDING = 2.5
 GENERAL = -0.03
@@ -155,6 +157,10 @@ def _best(scored, limit: int) -> list[MeaningHit]:
     # A record scores its best field, so it passes exactly when one of its rows does: only those are ordered.
     passing = np.flatnonzero((rounded >= least) & (standing >= STANDING))
     kinds, fields = scored.kinds[passing], scored.fields[passing]
+    # A field of names stands for its record only where no other field passes: its match holds only if spelt
+    # alike (``layer.searching.ranked``), and the record's other fields must not fall with it.
+    named = _of_names(kinds, fields, name_of)
+    otherwise = set(zip(kinds[~named].tolist(), scored.records[passing][~named].tolist(), strict=True))
     kind_order = _name_order(kinds, name_of)
     field_order = _name_order(fields, name_of)
     # Best first, then resource type and record id; within a record, ties go to the greater field path
@@ -162,9 +168,9 @@ def _best(scored, limit: int) -> list[MeaningHit]:
     order = np.lexsort((-field_order, scored.records[passing], kind_order, -rounded[passing]))
     keep: list[MeaningHit] = []
     seen: set[tuple[int, int]] = set()
-    for at in passing[order].tolist():
+    for at, of_names in zip(passing[order].tolist(), named[order].tolist(), strict=True):
         key = (int(scored.kinds[at]), int(scored.records[at]))
-        if key in seen:
+        if key in seen or (of_names and key in otherwise):
             continue
         seen.add(key)
         keep.append(MeaningHit(int(scored.row_ids[at]), name_of(key[0]), key[1],
@@ -172,6 +178,14 @@ def _best(scored, limit: int) -> list[MeaningHit]:
         if len(keep) == limit:
             break
     return keep
+
+
+def _of_names(kinds: np.ndarray, fields: np.ndarray, name_of) -> np.ndarray:
+    """Whether each row, by its type and field codes, is of a field of names (``SearchableField.name``)."""
+    names = name_fields()
+    pairs = list(zip(kinds.tolist(), fields.tolist(), strict=True))
+    named = {pair: (name_of(pair[0]), name_of(pair[1])) in names for pair in set(pairs)}
+    return np.fromiter((named[pair] for pair in pairs), dtype=bool, count=len(pairs))
 
 
 def _name_order(codes: np.ndarray, name_of) -> np.ndarray:

@@ -35,6 +35,16 @@ _CJK_PAIR = re.compile(f"[{_CJK}]{{2}}")
 _SCRIPT_BOUNDARY = re.compile(rf"(?<=[{_CJK}])(?={_LETTER})|(?<={_LETTER})(?=[{_CJK}])")
 
 
+_SPELLING = re.compile(rf"[{_CJK}]|[^\W_{_CJK}]+")
+
+
+def spelling(text: str) -> frozenset[str]:
+    """How ``text`` (normalized) is spelt: the pairs of letters or digits in each word (a word of one, itself) and
+    each CJK character alone (two characters are often a whole name)."""
+    return frozenset(piece for word in _SPELLING.findall(text)
+                     for piece in ((word[i:i + 2] for i in range(len(word) - 1)) if len(word) > 1 else (word,)))
+
+
 def is_cjk_pair(term: str) -> bool:
     """Whether ``term`` is two CJK characters: the pairs a PostgreSQL row stores (retrieval migration 0008)."""
     return _CJK_PAIR.fullmatch(term) is not None
@@ -62,11 +72,13 @@ def pointer_text(instance: models.Model, path: str) -> str:
 
 @dataclass(frozen=True)
 class SearchableField:
-    """A field whose text takes part in matching; ``weight`` scales its share of the score."""
+    """A field whose text takes part in matching; ``weight`` scales its share of the score; ``name``: a field of
+    names, matched by meaning only when spelt alike too (``Field.name``, ``calibration.spelt_alike``)."""
 
     path: str
     weight: float = 1.0
     extract: Callable[[models.Model], str] | None = None
+    name: bool = False
 
     def text(self, instance: models.Model) -> str:
         return self.extract(instance) if self.extract else pointer_text(instance, self.path)

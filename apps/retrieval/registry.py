@@ -89,7 +89,8 @@ def _indexed(resource: Resource) -> IndexedType:
     return IndexedType(
         resource_type=resource.type, model=model, is_indexed=adapter.is_current,
         fields=tuple(SearchableField(path, weight=TITLE_WEIGHT if path == declaration.title else 1.0,
-                                     extract=partial(adapter.searchable_text, path))
+                                     extract=partial(adapter.searchable_text, path),
+                                     name=declaration.by_path[path].name)
                      for path in declaration.searchable),
     )
 
@@ -100,6 +101,11 @@ registry = Registry("apps.retrieval.layer.resources")
 def indexed_type(resource_type: str) -> IndexedType:
     """The projection's view of a type; ``KeyError`` when it indexes none of its records."""
     return registry.indexed()[resource_type]
+
+
+def name_fields() -> frozenset[tuple[str, str]]:
+    """(resource type, path) of each searchable field of names (``SearchableField.name``)."""
+    return frozenset((t.resource_type, f.path) for t in registry.indexed().values() for f in t.fields if f.name)
 
 
 def indexed_types() -> list[IndexedType]:

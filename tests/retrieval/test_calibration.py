@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from apps.retrieval.calibration import COHORT, GENERAL, NONSENSE, about_someone, asks_about_the_world
+from apps.retrieval.calibration import COHORT, GENERAL, NONSENSE, about_someone, asks_about_the_world, spelt_alike
+from apps.retrieval.indexing import normalize
 
 
 # SPEC S-4: a question naming a person or a taste asks about someone's life; a question about the world does not.
@@ -36,6 +37,19 @@ def test_about_someone(query, someone):
 ])
 def test_asks_about_the_world(query, world):
     assert asks_about_the_world(query) is world
+
+
+# SPEC S-4: a misspelt name shares most of the name's letter pairs (a Chinese name, its characters); a made-up
+# word, however close in meaning, shares next to none.
+@pytest.mark.parametrize("query,name,alike", [
+    ("Grcae Liu", "Grace Liu", True), ("Kai Zhnag", "Kai Zhang", True), ("Tom Bakr", "Tom Baker", True),
+    ("Mrs Kimm", "Mrs. Kim", True), ("周雷", "周磊", True), ("张健国", "张建国", True), ("李医师", "李医生", True),
+    ("Kai Zhang", "Kai Zhang", True),
+    ("glorp", "Grace", False), ("wham bam", "Tom Baker", False), ("hocus pocus", "Helen Ho", False),
+    ("la 啦 la", "Mia", False), ("汪汪汪", "王老师", False), ("隔壁老王吧啦", "老张", False), ("", "Grace", False),
+])
+def test_spelt_alike(query, name, alike):
+    assert spelt_alike(normalize(query), normalize(name)) is alike
 
 
 def test_the_fixed_texts_are_distinct():

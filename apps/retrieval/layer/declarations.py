@@ -30,6 +30,9 @@ class Field:
     path: str
     type: str
     searchable: bool = False
+    # A searchable field of names, matched by meaning only when spelt alike too ("Grcae Liu"; SPEC S-4): a name has
+    # no meaning to paraphrase, and a made-up word is about as close to "Kai" as a question is to its answer.
+    name: bool = False
     in_list: bool = True  # shown (as a preview for ``text``) in ``list`` items
     choices: tuple[str, ...] = ()
     description: str = ""
@@ -130,6 +133,8 @@ class Declaration:
                 raise fail(f"{where}: the document root is an object")
             if f.searchable and f.type not in TEXT_TYPES:
                 raise fail(f"{where}: only string and text fields are searchable")
+            if f.name and not f.searchable:
+                raise fail(f"{where}: a field of names must be searchable")
             if f.type == "enum" and not f.choices:
                 raise fail(f"{where}: an enum needs choices")
             seen[f.path] = f

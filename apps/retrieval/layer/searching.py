@@ -14,7 +14,7 @@ from django.db import DatabaseError, router, transaction
 from django.db.models import F, QuerySet, Value
 
 from apps.common import clock, statements
-from apps.retrieval import hybrid
+from apps.retrieval import calibration, hybrid
 from apps.retrieval.backends import BaseSearchBackend, SearchScope, get_search_backend
 from apps.retrieval.indexing import normalize, query_terms
 from apps.retrieval.layer import documents, pointers
@@ -24,6 +24,7 @@ from apps.retrieval.layer.parsing import SearchRequest
 from apps.retrieval.layer.pointers import texts_at
 from apps.retrieval.layer.ranking import Candidate, rank
 from apps.retrieval.models import SearchProjection
+from apps.retrieval.registry import name_fields
 
 log = logging.getLogger(__name__)
 
@@ -187,7 +188,9 @@ def ranked(backend: BaseSearchBackend, *, owner_id: int, query: str, targets: li
         embedded = _embedded_texts([h.row_id for h in meaning]) if meaning else {}
     # Load every candidate (one query per type) for what ranking needs — current or not, status, time —
     # and for what a hit may show, which only the few answered need.
-    similar = {(h.resource_type, h.record_id): h for h in meaning}
+    names = name_fields()  # a name's meaning holds only for a name spelt alike: a misspelling (``Field.name``)
+    similar = {(h.resource_type, h.record_id): h for h in meaning if (h.resource_type, h.field) not in names
+               or calibration.spelt_alike(normalize(query), embedded.get(h.row_id, ""))}
     keyword = {(h.resource_type, h.record_id): h.score for h in found}
     ids: dict[str, list[int]] = {}
     for key in [*keyword, *(k for k in similar if k not in keyword)]:

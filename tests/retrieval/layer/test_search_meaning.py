@@ -128,3 +128,45 @@ def test_the_comparison_reads_only_vectors_in_scope(user, other_user):
     everything = compared(("/title", "/notes"), Todo.objects.filter(owner=user))
     assert {hit.record_id for hit in everything} == {seen.pk, hidden.pk}  # never the other person's
     assert next(hit for hit in everything if hit.record_id == seen.pk).field == "/notes"
+
+
+
+
+# SPEC S-4: a name has no meaning to paraphrase, and a made-up word is as close to a short name in meaning as a
+# question to its answer ("glorp" to "Grace"). A name's meaning finds it only misspelt; its words find it whole.
+def test_a_names_meaning_finds_only_its_misspellings(user):
+    people = [services.contact_create(owner=user, display_name=name, aliases=aliases, relation=relation, notes=notes)
+              for name, aliases, relation, notes in (
+                  ("Grace Liu", ["Grace"], "manager", "VP Engineering"),
+                  ("Mia Chen", ["Mia"], "friend", "Runs the reading club"),
+                  ("Tom Baker", ["Tom"], "friend", "University roommate"),
+                  ("Helen Ho", ["Helen"], "tax advisor", "Handles the annual tax return"),
+                  ("王老师", [], "班主任", "儿子的班主任"),
+                  ("张建国", ["老张"], "大学同学", "在成都开火锅店"))]
+    episode = meeting(user)["episode"]  # participants 林若溪 and Alex Zhang
+    everything = access(user)
+    for made_up in ("glorp", "wham bam", "hocus pocus", "la 啦 la", "汪汪汪", "隔壁老王吧啦"):
+        assert call(everything, "search", query=made_up)["hits"] == [], made_up
+    assert refs(call(everything, "search", query="Mia Chen")) == [f"contact:{people[1].pk}"]
+    assert refs(call(everything, "search", query="Alex Zhang")) == [f"episode:{episode.pk}"]
+    for misspelt, person in (("Grcae Liu", 0), ("Tom Bakr", 2), ("Helen Hoo", 3), ("王老帅", 4), ("张健国", 5)):
+        assert refs(call(everything, "search", query=misspelt))[0] == f"contact:{people[person].pk}", misspelt
+    assert refs(call(everything, "search", query="who does my taxes"))[0] == f"contact:{people[3].pk}"
+
+
+
+# SPEC S-4: a record whose name is closest in meaning is still found by its other fields if they pass, should its
+# name not be spelt like the query; a record only its name matched stands by its name.
+def test_a_name_stands_for_its_record_only_where_no_other_field_passes():
+    import numpy as np
+
+    from apps.retrieval import hybrid, vectors
+
+    code = vectors._code
+    rows = [("contact", 7, "/display_name", 0.9), ("contact", 7, "/relation", 0.6),
+            ("contact", 8, "/display_name", 0.8),
+            *(("todo", 100 + n, "/title", n / 400) for n in range(40))]  # the background they stand out from
+    scored = vectors.Scored(np.arange(len(rows)), np.array([code(row[0]) for row in rows]),
+                            np.array([row[1] for row in rows]), np.array([code(row[2]) for row in rows]),
+                            np.array([row[3] for row in rows], dtype=np.float32))
+    assert [(hit.record_id, hit.field) for hit in hybrid._best(scored, 10)] == [(8, "/display_name"), (7, "/relation")]

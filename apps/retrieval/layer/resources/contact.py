@@ -10,9 +10,9 @@ DECLARATION = Declaration(
     type="contact",
     description="A person: display name, aliases, relation, notes.",
     fields=(
-        Field("/display_name", "string", searchable=True),
+        Field("/display_name", "string", searchable=True, name=True),
         Field("/aliases", "array"),
-        Field("/aliases/*", "string", searchable=True),
+        Field("/aliases/*", "string", searchable=True, name=True),
         Field("/relation", "string", searchable=True),
         Field("/notes", "text", searchable=True),
         *TIMESTAMPS,

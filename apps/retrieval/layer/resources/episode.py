@@ -18,7 +18,7 @@ DECLARATION = Declaration(
         Field("/topics/*", "string", searchable=True),
         Field("/participants", "array"),
         Field("/participants/*", "object"),
-        Field("/participants/*/display_name", "string", searchable=True),
+        Field("/participants/*/display_name", "string", searchable=True, name=True),
         Field("/participants/*/role", "string"),
         Field("/participants/*/contact", "ref", description="contact:<id> when the participant is a contact"),
         Field("/occurred_at", "timestamp"),
