@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from apps.retrieval.folding import fold_traditional
+from apps.retrieval.indexing import normalize, spelling
 
 log = logging.getLogger(__name__)
 
@@ -108,7 +109,6 @@ def background(embedder, query: np.ndarray, text: str) -> Background | None:
     """The background of ``query``, the vector of ``text``, under ``embedder`` (the fixed texts embedded once
     per process; None while the embedder cannot answer)."""
     from apps.retrieval.embeddings import EmbeddingUnavailable
-    from apps.retrieval.indexing import normalize
 
     fixed = _fixed.get(id(embedder))
     if fixed is None:
@@ -159,8 +159,6 @@ def asks_about_the_world(text: str) -> bool:
 def spelt_alike(query: str, name: str) -> bool:
     """Whether ``query`` is spelt nearly as ``name`` (both normalized): at least half their spelling shared (Dice
     over ``indexing.spelling``). "grcae liu" is spelt as "grace liu", "glorp" as no name at all."""
-    from apps.retrieval.indexing import spelling
-
     mine, theirs = spelling(query), spelling(name)
     return bool(mine and theirs) and 4 * len(mine & theirs) >= len(mine) + len(theirs)  # Dice ≥ ½
 

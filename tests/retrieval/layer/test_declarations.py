@@ -29,6 +29,7 @@ def test_the_nine_types_are_declared():  # SPEC D-6, R-1
     ((Field("/a", "object"), Field("/a/*", "string")), {}, "must be an array"),
     ((Field("/a", "array"), Field("/a/b", "string")), {}, "must be an object"),
     ((Field("/n", "integer", searchable=True),), {}, "only string and text"),
+    ((Field("/who", "string", name=True),), {}, "names must be searchable"),
     ((Field("/a", "array"),), {}, "needs declared children"),
     ((Field("/t", "string"),), {"readable": {"internal": ("/x",)}}, "not declared"),
     ((Field("/t", "string"),), {"filters": (Filter("f", "string", field="/x", lookup="x"),)}, "declared field"),
