@@ -157,10 +157,12 @@ def asks_about_the_world(text: str) -> bool:
 
 
 def spelt_alike(query: str, name: str) -> bool:
-    """Whether ``query`` is spelt nearly as ``name`` (both normalized): at least half their spelling shared (Dice
-    over ``indexing.spelling``). "grcae liu" is spelt as "grace liu", "glorp" as no name at all."""
+    """Whether ``query`` spells ``name`` (both normalized; ``indexing.spelling``): it holds all the name's spelling
+    ("grace liu's phone number"), or the two share half of it (Dice ≥ ½: "grcae liu", 周雷 for 周磊). "glorp"
+    spells no name, nor 隔壁老王吧啦 老张."""
     mine, theirs = spelling(query), spelling(name)
-    return bool(mine and theirs) and 4 * len(mine & theirs) >= len(mine) + len(theirs)  # Dice ≥ ½
+    shared = len(mine & theirs)
+    return bool(theirs) and (shared == len(theirs) or 4 * shared >= len(mine) + len(theirs))
 
 
 def _plain(text: str) -> str:

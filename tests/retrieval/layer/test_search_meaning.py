@@ -151,6 +151,9 @@ def test_a_names_meaning_finds_only_its_misspellings(user):
     assert refs(call(everything, "search", query="Alex Zhang")) == [f"episode:{episode.pk}"]
     for misspelt, person in (("Grcae Liu", 0), ("Tom Bakr", 2), ("Helen Hoo", 3), ("王老帅", 4), ("张健国", 5)):
         assert refs(call(everything, "search", query=misspelt))[0] == f"contact:{people[person].pk}", misspelt
+    # A name whole among other words the record does not hold: its meaning still finds it.
+    asked = "what did Grace Liu say about the hiring plans for next quarter"
+    assert refs(call(everything, "search", query=asked))[0] == f"contact:{people[0].pk}"
     assert refs(call(everything, "search", query="who does my taxes"))[0] == f"contact:{people[3].pk}"
 
 
