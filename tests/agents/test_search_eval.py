@@ -133,15 +133,15 @@ def test_the_held_out_half_answers_nothing_to_what_nothing_answers(held_out):
 
 
 # SPEC S-4: the development questions keep what the calibration reaches on them (docs/search.md "Calibrated
-# relevance": R@5 0.871 / 0.884, empty 0.926 / 0.915): answering more of what nothing answers (made-up words,
-# a question in an encyclopedia's form, a made-up word near a name) or fewer of the answerable (a misspelt
-# name) fails here. Before names were spelt: empty 0.926 / 0.903; names by meaning only for what words found:
-# layer R@5 0.674.
+# relevance": R@5 0.871 / 0.884, empty 0.926 / 0.921): answering more of what nothing answers (made-up words,
+# a question in an encyclopedia's form, a made-up word near a name or a place) or fewer of the answerable (a
+# misspelt name) fails here. Before names were spelt: empty 0.926 / 0.903; names by meaning only for what words
+# found: layer R@5 0.674.
 @pytest.mark.django_db
 @pytest.mark.usefixtures("meaning")
 def test_the_development_questions_keep_their_figures():
     report = run_search_evaluation(ask_facts=ask_through_the_tool, halves=(search_set.DEV,))
-    least = {search_runner.TOOL: (0.87, 0.92), search_runner.LAYER: (0.88, 0.91)}
+    least = {search_runner.TOOL: (0.87, 0.92), search_runner.LAYER: (0.88, 0.92)}
     for surface, (recall, empty) in least.items():
         figures = report[search_set.DEV][surface]
         assert figures["answerable_recall_at_5"] >= recall, report[search_set.DEV]["failures"]

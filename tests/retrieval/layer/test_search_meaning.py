@@ -133,7 +133,8 @@ def test_the_comparison_reads_only_vectors_in_scope(user, other_user):
 
 
 # SPEC S-4: a name has no meaning to paraphrase, and a made-up word is as close to a short name in meaning as a
-# question to its answer ("glorp" to "Grace"). A name's meaning finds it only misspelt; its words find it whole.
+# question to its answer ("glorp" to "Grace"). A name's meaning finds it only spelt alike; its words find it whole.
+# Places are names too.
 def test_a_names_meaning_finds_only_its_misspellings(user):
     people = [services.contact_create(owner=user, display_name=name, aliases=aliases, relation=relation, notes=notes)
               for name, aliases, relation, notes in (
@@ -144,14 +145,17 @@ def test_a_names_meaning_finds_only_its_misspellings(user):
                   ("王老师", [], "班主任", "儿子的班主任"),
                   ("张建国", ["老张"], "大学同学", "在成都开火锅店"))]
     episode = meeting(user)["episode"]  # participants 林若溪 and Alex Zhang
+    drinks = services.calendar_event_create(owner=user, title="Drinks with the old team", starts_at=user.date_joined,
+                                            ends_at=user.date_joined, location="The Camel bar")
     everything = access(user)
-    for made_up in ("glorp", "wham bam", "hocus pocus", "la 啦 la", "汪汪汪", "隔壁老王吧啦"):
+    for made_up in ("glorp", "wham bam", "hocus pocus", "la 啦 la", "汪汪汪", "隔壁老王吧啦", "巴拉巴拉"):
         assert call(everything, "search", query=made_up)["hits"] == [], made_up
     assert refs(call(everything, "search", query="Mia Chen")) == [f"contact:{people[1].pk}"]
     assert refs(call(everything, "search", query="Alex Zhang")) == [f"episode:{episode.pk}"]
     for misspelt, person in (("Grcae Liu", 0), ("Tom Bakr", 2), ("Helen Hoo", 3), ("王老帅", 4), ("张健国", 5)):
         assert refs(call(everything, "search", query=misspelt))[0] == f"contact:{people[person].pk}", misspelt
     # A name whole among other words the record does not hold: its meaning still finds it.
+    assert refs(call(everything, "search", query="Camle bar"))[0] == f"calendar:{drinks.pk}"  # a place is a name
     asked = "what did Grace Liu say about the hiring plans for next quarter"
     assert refs(call(everything, "search", query=asked))[0] == f"contact:{people[0].pk}"
     assert refs(call(everything, "search", query="who does my taxes"))[0] == f"contact:{people[3].pk}"

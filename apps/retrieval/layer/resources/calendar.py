@@ -16,7 +16,7 @@ DECLARATION = Declaration(
         Field("/starts_at", "timestamp"),
         Field("/ends_at", "timestamp"),
         Field("/status", "enum", choices=STATUSES),
-        Field("/location", "string", searchable=True),
+        Field("/location", "string", searchable=True, name=True),
         Field("/notes", "text", searchable=True),
         Field("/reminders", "array"),
         Field("/reminders/*", "integer", description="minutes before the start"),
