@@ -159,7 +159,7 @@ def asks_about_the_world(text: str) -> bool:
 def spelt_alike(query: str, name: str) -> bool:
     """Whether ``query`` spells ``name`` (both normalized; ``indexing.spelling``): it holds all the name's spelling
     ("grace liu's phone number"), or the two share half of it (Dice ≥ ½: "grcae liu", 周雷 for 周磊). "glorp"
-    spells no name, nor 隔壁老王吧啦 老张."""
+    spells no name, and 隔壁老王吧啦 does not spell 老张."""
     mine, theirs = spelling(query), spelling(name)
     shared = len(mine & theirs)
     return bool(theirs) and (shared == len(theirs) or 4 * shared >= len(mine) + len(theirs))

@@ -188,7 +188,7 @@ def ranked(backend: BaseSearchBackend, *, owner_id: int, query: str, targets: li
         embedded = _embedded_texts([h.row_id for h in meaning]) if meaning else {}
     # Load every candidate (one query per type) for what ranking needs — current or not, status, time —
     # and for what a hit may show, which only the few answered need.
-    names = name_fields()  # a name's meaning holds only for a name spelt alike: a misspelling (``Field.name``)
+    names = name_fields()  # a name's meaning holds only where the query spells the name (``Field.name``)
     similar = {(h.resource_type, h.record_id): h for h in meaning if (h.resource_type, h.field) not in names
                or calibration.spelt_alike(normalize(query), embedded.get(h.row_id, ""))}
     keyword = {(h.resource_type, h.record_id): h.score for h in found}
