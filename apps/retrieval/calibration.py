@@ -28,7 +28,6 @@ from pathlib import Path
 
 import numpy as np
 
-from apps.retrieval.folding import fold_traditional
 from apps.retrieval.indexing import normalize, spelling
 
 log = logging.getLogger(__name__)
@@ -166,7 +165,7 @@ def spelt_alike(query: str, name: str) -> bool:
 
 
 def _plain(text: str) -> str:
-    return fold_traditional(text.casefold()).replace("\u2019", "'")  # "didn’t" as "didn't"
+    return normalize(text).replace("\u2019", "'")  # "didn’t" as "didn't"
 
 
 def standardized(similarities: np.ndarray, everyday: np.ndarray | None) -> np.ndarray:

@@ -188,9 +188,9 @@ def ranked(backend: BaseSearchBackend, *, owner_id: int, query: str, targets: li
         embedded = _embedded_texts([h.row_id for h in meaning]) if meaning else {}
     # Load every candidate (one query per type) for what ranking needs — current or not, status, time —
     # and for what a hit may show, which only the few answered need.
-    names = name_fields()  # a name's meaning holds only where the query spells the name (``Field.name``)
+    names, asked = name_fields(), normalize(query)  # a name's meaning holds where the query spells it (``Field.name``)
     similar = {(h.resource_type, h.record_id): h for h in meaning if (h.resource_type, h.field) not in names
-               or calibration.spelt_alike(normalize(query), embedded.get(h.row_id, ""))}
+               or calibration.spelt_alike(asked, embedded.get(h.row_id, ""))}
     keyword = {(h.resource_type, h.record_id): h.score for h in found}
     ids: dict[str, list[int]] = {}
     for key in [*keyword, *(k for k in similar if k not in keyword)]:
