@@ -10,11 +10,13 @@ So a field matches by meaning when
 * it is at least as close to the query as the nearest of a fixed set of nonsense strings (random letters,
   random characters, made-up words): a query of nonsense is as close to other nonsense as to anything a person wrote;
 * unless the query is about someone (``about_someone``), it is nearly as close to the query as the nearest of
-  a fixed set of general-knowledge topics (science, history, sport, the arts, in both languages): a question
-  an encyclopedia answers ("how do bees make honey") is closer to one of them than to the person's record
-  that merely shares its theme. A query in the form of such a question (``asks_about_the_world``: "why
-  does it rain", "the history of the bicycle", 茶叶的起源) must be clearly closer to the record than to
-  every topic: what it shares with a person's "Bike" or 小雨 is the subject, not the question.
+  a fixed set of general-knowledge topics (science, history, sport, the arts, in both languages) written in
+  the field's script: a question an encyclopedia answers ("how do bees make honey") is closer to one of them
+  than to the person's record that merely shares its theme, and a question is closer to a topic in its own
+  language than to one in the other, as it is to a record (每天跑步 is nearer 跑步的正确姿势 than "Runs 5 km
+  every morning"). A query in the form of such a question (``asks_about_the_world``: "why does it rain",
+  "the history of the bicycle", 茶叶的起源) must be clearly closer to the record than to every topic: what it
+  shares with a person's "Bike" or 小雨 is the subject, not the question.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from apps.retrieval.indexing import normalize, spelling
+from apps.retrieval.indexing import CJK, LETTERS, normalize, script, spelling
 
 log = logging.getLogger(__name__)
 
@@ -96,12 +98,15 @@ class Background:
 
     everyday: np.ndarray
     nonsense: float
-    general: float | None  # None: the query is about someone (``about_someone``), not general knowledge
+    # By a field's ``indexing.script`` flags, the closest topic in its script (in either, for both or neither).
+    # None: the query is about someone (``about_someone``), not general knowledge.
+    general: np.ndarray | None
     world: bool  # the query is phrased as a question about the world (``asks_about_the_world``)
 
 
 _lock = threading.Lock()
 _fixed: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}  # id(embedder) → (cohort, nonsense, general)
+_IN_CJK = np.array([script(normalize(topic)) & CJK != 0 for topic in GENERAL])  # each topic's language
 
 
 def background(embedder, query: np.ndarray, text: str) -> Background | None:
@@ -122,22 +127,49 @@ def background(embedder, query: np.ndarray, text: str) -> Background | None:
             cut = len(COHORT) + len(NONSENSE)
             fixed = _fixed.setdefault(id(embedder), (vectors[:len(COHORT)], vectors[len(COHORT):cut], vectors[cut:]))
     query = query.astype(np.float32)
-    general = None if about_someone(text) else float((fixed[2] @ query).max())
+    general = None
+    if not about_someone(text):
+        topics = fixed[2] @ query
+        general = np.empty(4)
+        general[LETTERS], general[CJK] = topics[~_IN_CJK].max(), topics[_IN_CJK].max()
+        general[[0, LETTERS | CJK]] = min(general[LETTERS], general[CJK])  # both scripts or neither: the lower bar
     return Background(everyday=fixed[0] @ query, nonsense=float((fixed[1] @ query).max()), general=general,
                       world=asks_about_the_world(text))
 
 
-# Words that point at a person, or at someone's taste: a question holding one asks about someone's life
-# ("does she like jazz", 她喜欢哪个画家, 喜欢吃什么), however close it comes to a general-knowledge topic.
-# English words whole; Chinese as written (it often leaves the person out). Not "you" (你, 您): a question put
-# to one's own memory asks about "my" life or "her" life; "you" there is anyone ("why do onions make you cry").
-_SOMEONE = re.compile(r"\b(?:i|me|my|mine|myself|we|our|us|she|her|hers|he|him|his|they|their|them|users?|"
-                      r"likes?|loves?|hates?|prefers?|favou?rite)\b|[我她他咱]|用户|自己|喜欢|讨厌|最爱|爱吃|爱喝")
+# Words that point at a person: a question holding one asks about someone's life ("does she like jazz",
+# 她喜欢哪个画家). English words whole; Chinese as written. Not "you" (你, 您): a question put to one's own memory
+# asks about "my" life or "her" life; "you" there is anyone ("why do onions make you cry").
+_SOMEONE = re.compile(r"\b(?:i|me|my|mine|myself|we|our|us|she|her|hers|he|him|his|they|their|them|users?)\b|"
+                      r"[我她他咱]|用户|自己")
+# In a question an encyclopedia answers, "we" is everyone ("why do we dream", 我们为什么会做梦).
+_WE = re.compile(r"\b(?:we|us|our|ours|ourselves)\b|我们|咱们")
+# "Mozart and his operas", 李白和他的诗: the pronoun is the one just named.
+_NAMED_JUST_BEFORE = re.compile(r"\band (?:his|her|their)\b|和[他她]的?")
+# A word of taste asks about someone when the one who likes is unsaid ("favourite colour", 喜欢吃什么) or a
+# person; not when it is a thing named before it ("why do cats like boxes", "what do pandas like to eat").
+# In Chinese, which often leaves the person out, unless the question has an encyclopedia's form (为什么猫喜欢纸箱).
+_TASTE = re.compile(r"\b(?:likes?|loves?|hates?|prefers?|favou?rite)\b")
+_TASTE_ZH = re.compile(r"喜欢|讨厌|最爱|爱吃|爱喝")
+_BETWEEN = frozenset({"do", "does", "did", "don't", "doesn't", "not", "really", "also", "still", "most", "the", "a",
+                      "to"})  # words that stand between the one who likes and the word of taste
+_ASKING = frozenset({"what", "which", "who", "how", "and", "or"})  # words after which the one who likes is unsaid
 
 
 def about_someone(text: str) -> bool:
-    """Whether ``text`` (a query) is about someone: a pronoun, "user" or a word of taste, English or Chinese."""
-    return _SOMEONE.search(_plain(text)) is not None
+    """Whether ``text`` (a query) is about someone: a pronoun, "user", or a word of taste whose subject is a
+    person or unsaid, English or Chinese."""
+    plain = _NAMED_JUST_BEFORE.sub(" ", _plain(text))
+    world = _WORLD.search(plain) is not None
+    if world:
+        plain = _WE.sub(" ", plain)
+    if _SOMEONE.search(plain):
+        return True
+    for taste in _TASTE.finditer(plain):
+        before = [word for word in re.findall(r"[\w']+", plain[:taste.start()]) if word not in _BETWEEN]
+        if not before or before[-1] in _ASKING:
+            return True
+    return not world and _TASTE_ZH.search(plain) is not None
 
 
 # The forms of a question an encyclopedia answers: why, how things are or work (in the present: "why did the
@@ -151,8 +183,10 @@ _WORLD = re.compile(r"\bwhy\b(?! (?:did|didn't|was|wasn't|were|weren't|had)\b)|\
 
 
 def asks_about_the_world(text: str) -> bool:
-    """Whether ``text`` (a query) has the form of a general-knowledge question, English or Chinese."""
-    return _WORLD.search(_plain(text)) is not None
+    """Whether ``text`` (a query) has the form of a general-knowledge question, English or Chinese, and is not
+    asked with "we": "why are we moving house" is a family's question (still held to the general topics)."""
+    plain = _plain(text)
+    return _WORLD.search(plain) is not None and _WE.search(plain) is None
 
 
 def spelt_alike(query: str, name: str) -> bool:

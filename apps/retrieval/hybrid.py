@@ -25,13 +25,13 @@ log = logging.getLogger(__name__)
 DEPTH = 50  # the most records that match by meaning
 # A field matches by meaning when its similarity is at least FLOOR, stands STANDING standard deviations above
 # the query's background, is at least as close to the query as its closest nonsense string and, unless the
-# query is about someone, at most -GENERAL below its closest general-knowledge topic, or WORLD above it when
-# the query is phrased as a question about the world (``calibration``); a field of names, only when spelt
-# alike too (``calibration.spelt_alike``). Chosen on the evaluation's tuning half and its development
-# questions (docs/search.md "Calibrated relevance").
+# query is about someone, at most -GENERAL below its closest general-knowledge topic in the field's script, or
+# WORLD above it when the query is phrased as a question about the world (``calibration``); a field of names,
+# only when spelt alike too (``calibration.spelt_alike``). Chosen on the evaluation's tuning half and its
+# development questions (docs/search.md "Calibrated relevance").
 FLOOR = 0.25
 STANDING = 2.5
-GENERAL = -0.03
+GENERAL = -0.05
 WORLD = 0.1
 ROUND = 4  # similarities equal to this many places are ties
 
@@ -153,7 +153,8 @@ def _best(scored, limit: int) -> list[MeaningHit]:
                                                  background.everyday if background else None), ROUND)
     least = max(FLOOR, round(background.nonsense, ROUND)) if background else FLOOR
     if background and background.general is not None:  # a question about the world, not about someone
-        least = max(least, round(background.general + (WORLD if background.world else GENERAL), ROUND))
+        bars = np.round(background.general + (WORLD if background.world else GENERAL), ROUND)
+        least = np.maximum(least, bars[scored.scripts])  # each field held to the topics of its script
     # A record scores its best field, so it passes exactly when one of its rows does: only those are ordered.
     passing = np.flatnonzero((rounded >= least) & (standing >= STANDING))
     kinds, fields = scored.kinds[passing], scored.fields[passing]

@@ -36,6 +36,13 @@ _SCRIPT_BOUNDARY = re.compile(rf"(?<=[{_CJK}])(?={_LETTER})|(?<={_LETTER})(?=[{_
 
 
 _SPELLING = re.compile(rf"[{_CJK}]|[^\W_{_CJK}]+")
+_HAS_LETTER, _HAS_CJK = re.compile(_LETTER), re.compile(f"[{_CJK}]")
+LETTERS, CJK = 1, 2  # the flags of ``script``
+
+
+def script(text: str) -> int:
+    """The scripts ``text`` is written in, as flags: ``LETTERS`` (an alphabet's), ``CJK``, both (3) or neither (0)."""
+    return (LETTERS if _HAS_LETTER.search(text) else 0) | (CJK if _HAS_CJK.search(text) else 0)
 
 
 def spelling(text: str) -> frozenset[str]:

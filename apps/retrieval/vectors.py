@@ -43,18 +43,20 @@ def name_of(code: int) -> str:
 
 @dataclass(frozen=True)
 class Scored:
-    """Every row in scope with a vector, as parallel arrays: its id, type and field codes, record, similarity."""
+    """Every row in scope with a vector, as parallel arrays: its id, type and field codes, record, similarity and
+    the script of its text (``indexing.script``)."""
 
     row_ids: np.ndarray
     kinds: np.ndarray  # codes: ``name_of``
     records: np.ndarray
     fields: np.ndarray  # codes: ``name_of``
     similarities: np.ndarray  # float32
+    scripts: np.ndarray  # int8 flags
     background: Any = None  # the query's ``calibration.Background``, set by the search that compared
 
 
 _NONE = np.empty(0, dtype=np.int64)
-EMPTY = Scored(_NONE, _NONE, _NONE, _NONE, np.empty(0, dtype=np.float32))
+EMPTY = Scored(_NONE, _NONE, _NONE, _NONE, np.empty(0, dtype=np.float32), np.empty(0, dtype=np.int8))
 
 
 class _Kept:
@@ -67,6 +69,7 @@ class _Kept:
         self.kinds = np.empty(0, dtype=np.int32)
         self.records = np.empty(0, dtype=np.int64)
         self.fields = np.empty(0, dtype=np.int32)
+        self.scripts = np.empty(0, dtype=np.int8)
         self.scales = np.empty(0, dtype=np.float32)
         self.matrix = np.empty((0, dim), dtype=np.int8)
         self.searches = 0
@@ -104,6 +107,8 @@ class _Kept:
             (row[3] for row in rows), dtype=np.int64, count=len(rows))])[order]
         self.fields = np.concatenate([self.fields[old], np.fromiter(
             (_code(row[4]) for row in rows), dtype=np.int32, count=len(rows))])[order]
+        self.scripts = np.concatenate([self.scripts[old], np.fromiter(
+            (row[6] for row in rows), dtype=np.int8, count=len(rows))])[order]
         self.scales = np.concatenate([self.scales[old], raw[:, :HEADER].copy().view(np.float32).reshape(-1)])[order]
         self.matrix = np.ascontiguousarray(np.concatenate([self.matrix[old], raw[:, HEADER:].view(np.int8)])[order])
         self.seen = np.concatenate([self.seen[old], np.full(len(rows), self.searches, dtype=np.int64)])[order]
@@ -178,7 +183,7 @@ def in_scope(backend, *, owner_id: int, scopes: Sequence, model: str, dim: int) 
             # The arrays as they are now: a later merge replaces them with new ones and never writes into these.
             whole = at.shape[0] == kept.ids.shape[0]  # every kept row in scope: positions are 0 … n-1
             return _Comparison(kept.matrix, None if whole else at, kept.scales, kept.ids, kept.kinds,
-                               kept.records, kept.fields)
+                               kept.records, kept.fields, kept.scripts)
 
 
 def _nothing(query: np.ndarray) -> Scored:
@@ -196,12 +201,13 @@ class _Comparison:
     kinds: np.ndarray
     records: np.ndarray
     fields: np.ndarray
+    scripts: np.ndarray
 
     def __call__(self, query: np.ndarray) -> Scored:
         query = np.ascontiguousarray(query, dtype=np.float32)
         at = slice(None) if self.positions is None else self.positions
         scores = products(self.matrix, self.positions, query) * self.scales[at]
-        return Scored(self.ids[at], self.kinds[at], self.records[at], self.fields[at], scores)
+        return Scored(self.ids[at], self.kinds[at], self.records[at], self.fields[at], scores, self.scripts[at])
 
 
 def forget() -> None:

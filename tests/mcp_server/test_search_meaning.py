@@ -77,6 +77,27 @@ def test_what_nothing_answers_finds_nothing(shared_facts, query):
     assert _ids(token, query, limit=10) == []
 
 
+# SPEC S-4: a word of taste or a pronoun that points at no one of the memory does not make a question about the
+# world one about the person: a thing that likes ("why do cats like boxes"), "we" as everyone in an
+# encyclopedia's question ("why do we dream").
+@pytest.mark.parametrize("query", [
+    "why do cats like boxes", "what do pandas like to eat", "why do dogs love bones", "why do we dream",
+    "how do we digest food", "我们为什么会做梦", "为什么狗喜欢啃骨头",
+])
+def test_a_question_about_the_world_that_names_no_one_of_the_memory_finds_nothing(shared_facts, query):
+    _, token = shared_facts
+    assert _ids(token, query, limit=10) == []
+
+
+# SPEC S-4: a field is held to the general-knowledge topics of its own script: 每天跑步 is closer to the topic
+# 跑步的正确姿势 than to "Runs 5 km every morning before work", as any Chinese text is to Chinese.
+@pytest.mark.parametrize("query,expected", [("每天跑步", "running"), ("柏林", "city")])
+def test_a_question_finds_a_fact_in_the_other_language_though_a_topic_in_its_own_is_closer(shared_facts, query,
+                                                                                         expected):
+    facts, token = shared_facts
+    assert str(facts[expected].id) in _ids(token, query)
+
+
 # SPEC S-4: a question about the person is held to no general-knowledge topic, however close it comes to one
 # ("jazz improvisation", "impressionist painting"): their taste in it is what the fact answers.
 @pytest.mark.parametrize("query,expected", [

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from apps.retrieval.calibration import COHORT, GENERAL, NONSENSE, about_someone, asks_about_the_world, spelt_alike
-from apps.retrieval.indexing import normalize
+from apps.retrieval.indexing import CJK, LETTERS, normalize, script
 
 
 # SPEC S-4: a question naming a person or a taste asks about someone's life; a question about the world does not.
@@ -17,6 +17,12 @@ from apps.retrieval.indexing import normalize
     ("usher syndrome", False), ("shepherd dogs", False), ("the history of the bicycle", False),
     # "you" asked of one's own memory is anyone: the person is "my" or "her".
     ("why do onions make you cry", False), ("你知道潮汐是怎么形成的吗", False), ("how do you boil an egg", False),
+    # A word of taste whose subject is a thing; a pronoun that is the one just named; "we" as everyone.
+    ("why do cats like boxes", False), ("what do pandas like to eat", False), ("为什么猫喜欢纸箱", False),
+    ("Mozart and his operas", False), ("李白和他的诗", False), ("why do we dream", False), ("我们为什么会做梦", False),
+    ("what does she like", True), ("what do I love to cook", True), ("favourite colour", True),
+    ("Tom and his wife's anniversary", False),  # held to the general topics, which it is nowhere near
+    ("what did we decide about pricing", True), ("are we moving house", True), ("出去旅游喜欢怎么安排", True),
 ])
 def test_about_someone(query, someone):
     assert about_someone(query) is someone
@@ -34,6 +40,7 @@ def test_about_someone(query, someone):
     ("云服务合同谈得怎么样", False), ("who coaches the kids' football team", False),
     ("why did the database go down", False), ("how did the football club meeting go", False),
     ("why didn't the vet call back", False), ("Why wasn’t the invoice paid", False),
+    ("why are we moving house", False), ("我们为什么要搬家", False),  # a family's question, not the world's
 ])
 def test_asks_about_the_world(query, world):
     assert asks_about_the_world(query) is world
@@ -56,3 +63,12 @@ def test_spelt_alike(query, name, alike):
 def test_the_fixed_texts_are_distinct():
     texts = (*COHORT, *NONSENSE, *GENERAL)
     assert len(set(texts)) == len(texts)
+
+
+# SPEC S-4: the script a field is written in picks the general-knowledge topics it is held to.
+@pytest.mark.parametrize("text,flags", [
+    ("runs 5 km every morning", LETTERS), ("住在上海徐汇区", CJK), ("用的是iphone手机", LETTERS | CJK),
+    ("3 月 14 日", CJK), ("10:15", 0), ("café", LETTERS), ("ひらがな", CJK),
+])
+def test_script(text, flags):
+    assert script(text) == flags

@@ -15,7 +15,8 @@ from django.db import connections
 from django.db.models import QuerySet
 
 from apps.common.statements import prepared_cursor
-from apps.retrieval.indexing import query_terms
+from apps.retrieval.embeddings.base import EMBEDDED_CHARS
+from apps.retrieval.indexing import query_terms, script
 from apps.retrieval.models import SearchProjection
 from apps.retrieval.registry import indexed_type
 
@@ -275,12 +276,14 @@ class BaseSearchBackend:
                 np.fromiter((stamp(row[1]) for row in rows), dtype=np.int64, count=len(rows)))
 
     def vector_rows(self, cursor, row_ids: list[int], model: str) -> list[tuple]:
-        """(id, stamp, resource type, record id, field, vector) of these rows, where they hold ``model``'s vector."""
-        cursor.execute(f"SELECT p.id, {self.stamp_sql}, p.resource_type, p.record_id, p.field, p.vector"
+        """(id, stamp, resource type, record id, field, vector, script) of these rows, where they hold ``model``'s
+        vector; the script (``indexing.script``) of the text the vector was made from."""
+        cursor.execute(f"SELECT p.id, {self.stamp_sql}, p.resource_type, p.record_id, p.field, p.vector,"
+                       f" substr(p.text, 1, {EMBEDDED_CHARS})"
                        f" FROM {self.table} p WHERE p.id IN ({', '.join(['%s'] * len(row_ids))})"
                        " AND p.vector_model = %s", [*row_ids, model])
-        return [(row_id, stamp(at), kind, int(record_id), path, bytes(vector))
-                for row_id, at, kind, record_id, path, vector in cursor.fetchall()]
+        return [(row_id, stamp(at), kind, int(record_id), path, bytes(vector), script(text))
+                for row_id, at, kind, record_id, path, vector, text in cursor.fetchall()]
 
     def _scope_clause(self, scopes: Sequence[SearchScope]) -> tuple[str, list] | None:
         parts, params = [], []

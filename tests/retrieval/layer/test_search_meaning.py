@@ -10,6 +10,7 @@ from datetime import timedelta
 import pytest
 
 from apps.memory import services
+from apps.retrieval.indexing import CJK, LETTERS
 from apps.retrieval.models import SearchProjection
 from tests.retrieval.layer.builders import OPS, access, call, meeting
 
@@ -162,18 +163,40 @@ def test_a_names_meaning_finds_only_its_misspellings(user):
 
 
 
+def _compared(rows, background=None):
+    """A comparison of (type, record, field, similarity, script) rows above 40 weak ones they stand out from."""
+    import numpy as np
+
+    from apps.retrieval import vectors
+
+    code = vectors._code
+    rows = [*rows, *(("todo", 100 + n, "/title", n / 400, LETTERS) for n in range(40))]
+    return vectors.Scored(np.arange(len(rows)), np.array([code(row[0]) for row in rows]),
+                          np.array([row[1] for row in rows]), np.array([code(row[2]) for row in rows]),
+                          np.array([row[3] for row in rows], dtype=np.float32),
+                          np.array([row[4] for row in rows], dtype=np.int8), background)
+
+
 # SPEC S-4: a record whose name is closest in meaning is still found by its other fields if they pass, should its
 # name not be spelt like the query; a record only its name matched stands by its name.
 def test_a_name_stands_for_its_record_only_where_no_other_field_passes():
+    from apps.retrieval import hybrid
+
+    scored = _compared([("contact", 7, "/display_name", 0.9, LETTERS), ("contact", 7, "/relation", 0.6, LETTERS),
+                        ("contact", 8, "/display_name", 0.8, LETTERS)])
+    assert [(hit.record_id, hit.field) for hit in hybrid._best(scored, 10)] == [(8, "/display_name"), (7, "/relation")]
+
+
+# SPEC S-4: a field is held to the general-knowledge topics of its own script, as a question is closer to a topic in
+# its language than in the other: a Chinese value as close as an English one may fall to a Chinese topic alone.
+def test_a_field_is_held_to_the_topics_of_its_script():
     import numpy as np
 
-    from apps.retrieval import hybrid, vectors
+    from apps.retrieval import hybrid
+    from apps.retrieval.calibration import Background
 
-    code = vectors._code
-    rows = [("contact", 7, "/display_name", 0.9), ("contact", 7, "/relation", 0.6),
-            ("contact", 8, "/display_name", 0.8),
-            *(("todo", 100 + n, "/title", n / 400) for n in range(40))]  # the background they stand out from
-    scored = vectors.Scored(np.arange(len(rows)), np.array([code(row[0]) for row in rows]),
-                            np.array([row[1] for row in rows]), np.array([code(row[2]) for row in rows]),
-                            np.array([row[3] for row in rows], dtype=np.float32))
-    assert [(hit.record_id, hit.field) for hit in hybrid._best(scored, 10)] == [(8, "/display_name"), (7, "/relation")]
+    general = np.array([0.4, 0.4, 0.6, 0.4])  # the closest topic: in letters 0.4, in CJK 0.6
+    background = Background(everyday=np.zeros(8), nonsense=0.0, general=general, world=False)
+    rows = [("user_profile", 1, "/value", 0.5, LETTERS), ("user_profile", 2, "/value", 0.5, CJK),
+            ("user_profile", 3, "/value", 0.5, LETTERS | CJK), ("user_profile", 4, "/value", 0.58, CJK)]
+    assert sorted(hit.record_id for hit in hybrid._best(_compared(rows, background), 10)) == [1, 3, 4]
