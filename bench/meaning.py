@@ -267,7 +267,7 @@ from apps.retrieval.embeddings.codec import unpack_many
 from apps.retrieval.vectors import products
 import numpy as np
 before = rss()
-query_vector("warm")
+query_vector("warm 温暖")  # the model, and the Traditional→Simplified tables any non-ASCII query loads
 model = rss()
 matrix, scales = unpack_many([bytes(516)] * int(sys.argv[1]), 512)  # one person's vectors, as a search keeps them
 products(np.ascontiguousarray(matrix), None, np.ones(512, dtype=np.float32))

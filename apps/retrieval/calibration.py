@@ -106,7 +106,7 @@ class Background:
 
 _lock = threading.Lock()
 _fixed: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}  # id(embedder) → (cohort, nonsense, general)
-_IN_CJK = np.array([script(normalize(topic)) & CJK != 0 for topic in GENERAL])  # each topic's language
+_IN_CJK = np.array([script(topic) & CJK != 0 for topic in GENERAL])  # each topic's language (no folding needed)
 
 
 def background(embedder, query: np.ndarray, text: str) -> Background | None:
