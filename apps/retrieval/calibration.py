@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from apps.retrieval.indexing import CJK, LETTERS, normalize, script, spelling
+from apps.retrieval.vectors import products
 
 log = logging.getLogger(__name__)
 
@@ -129,7 +130,7 @@ def background(embedder, query: np.ndarray, text: str) -> Background | None:
     query = query.astype(np.float32)
     general = None
     if not about_someone(text):
-        topics = fixed[2] @ query
+        topics = products(fixed[2], None, query)  # 256 rows at a time: OpenBLAS stays on one thread
         general = np.empty(4)
         general[LETTERS], general[CJK] = topics[~_IN_CJK].max(), topics[_IN_CJK].max()
         general[[0, LETTERS | CJK]] = min(general[LETTERS], general[CJK])  # both scripts or neither: the lower bar
