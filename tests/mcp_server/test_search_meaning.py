@@ -77,18 +77,6 @@ def test_what_nothing_answers_finds_nothing(shared_facts, query):
     assert _ids(token, query, limit=10) == []
 
 
-# SPEC S-4: a word of taste or a pronoun that points at no one of the memory does not make a question about the
-# world one about the person: a thing that likes ("why do cats like boxes"), "we" as everyone in an
-# encyclopedia's question ("why do we dream").
-@pytest.mark.parametrize("query", [
-    "why do cats like boxes", "what do pandas like to eat", "why do dogs love bones", "why do we dream",
-    "how do we digest food", "我们为什么会做梦", "为什么狗喜欢啃骨头",
-])
-def test_a_question_about_the_world_that_names_no_one_of_the_memory_finds_nothing(shared_facts, query):
-    _, token = shared_facts
-    assert _ids(token, query, limit=10) == []
-
-
 # SPEC S-4: a field is held to the general-knowledge topics of its own script: 每天跑步 is closer to the topic
 # 跑步的正确姿势 than to "Runs 5 km every morning before work", as any Chinese text is to Chinese.
 @pytest.mark.parametrize("query,expected", [("每天跑步", "running"), ("柏林", "city")])
@@ -110,9 +98,13 @@ def test_a_question_about_the_person_on_a_general_subject_finds_the_fact(shared_
 
 # SPEC S-4: a question in the form an encyclopedia answers ("why", "the history of", 的起源) on a shared fact's
 # subject finds nothing: what it shares with the short label 咖啡, "Pet" or 签证 is the subject, not the question.
+# Nor does a word of taste or a pronoun that points at no one of the memory make it about the person: a thing
+# that likes ("why do cats like boxes"), "we" as everyone ("why do we dream").
 @pytest.mark.parametrize("query", [
     "how is coffee roasted", "咖啡的起源", "the history of the telephone", "why do dogs bark",
     "the origin of spicy food", "签证的历史", "why is jazz improvised",
+    "why do cats like boxes", "what do pandas like to eat", "why do dogs love bones", "why do we dream",
+    "how do we digest food", "我们为什么会做梦", "为什么狗喜欢啃骨头",
 ])
 def test_a_question_about_the_world_on_a_facts_subject_finds_nothing(shared_facts, query):
     _, token = shared_facts
