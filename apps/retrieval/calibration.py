@@ -138,13 +138,32 @@ def background(embedder, query: np.ndarray, text: str) -> Background | None:
                       world=asks_about_the_world(text))
 
 
+# The forms of a question an encyclopedia answers: why, how things are or work (in the present: "why did the
+# database go down" asks what happened), the history, origin, rules or inventor of something. Not "how to" or
+# 怎么 alone: "饺子怎么包" asks for the person's own recipe.
+_WORLD = re.compile(r"\bwhy\b(?! (?:did|didn't|was|wasn't|were|weren't|had)\b)|\bhow (?:do|does|is|are)\b|"
+                    r"\bwhat (?:causes|makes)\b|"
+                    r"\b(?:history|origins?|invention|causes|rules|science|chemistry|physics) of\b|"
+                    r"\bwho (?:invented|discovered|built|founded|wrote|painted)\b|"
+                    r"为什么|为何|起源|由来|历史|原理|发明|是怎么|是如何|怎么形成|如何形成|的规则|的生平")
+
+
+# In a question an encyclopedia answers, "we" is everyone ("why do we dream", 我们为什么会做梦).
+_WE = re.compile(r"\b(?:we|us|our|ours|ourselves)\b|我们|咱们")
+
+
+def asks_about_the_world(text: str) -> bool:
+    """Whether ``text`` (a query) has the form of a general-knowledge question, English or Chinese, and is not
+    asked with "we": "why are we moving house" is a family's question (still held to the general topics)."""
+    plain = _plain(text)
+    return _WORLD.search(plain) is not None and _WE.search(plain) is None
+
+
 # Words that point at a person: a question holding one asks about someone's life ("does she like jazz",
 # 她喜欢哪个画家). English words whole; Chinese as written. Not "you" (你, 您): a question put to one's own memory
 # asks about "my" life or "her" life; "you" there is anyone ("why do onions make you cry").
 _SOMEONE = re.compile(r"\b(?:i|me|my|mine|myself|we|our|us|she|her|hers|he|him|his|they|their|them|users?)\b|"
                       r"[我她他咱]|用户|自己")
-# In a question an encyclopedia answers, "we" is everyone ("why do we dream", 我们为什么会做梦).
-_WE = re.compile(r"\b(?:we|us|our|ours|ourselves)\b|我们|咱们")
 # "Mozart and his operas", 李白和他的诗: the pronoun is the one just named.
 _NAMED_JUST_BEFORE = re.compile(r"\band (?:his|her|their)\b|和[他她]的?")
 # A word of taste asks about someone when the one who likes is unsaid ("favourite colour", 喜欢吃什么) or a
@@ -171,23 +190,6 @@ def about_someone(text: str) -> bool:
         if not before or before[-1] in _ASKING:
             return True
     return not world and _TASTE_ZH.search(plain) is not None
-
-
-# The forms of a question an encyclopedia answers: why, how things are or work (in the present: "why did the
-# database go down" asks what happened), the history, origin, rules or inventor of something. Not "how to" or
-# 怎么 alone: "饺子怎么包" asks for the person's own recipe.
-_WORLD = re.compile(r"\bwhy\b(?! (?:did|didn't|was|wasn't|were|weren't|had)\b)|\bhow (?:do|does|is|are)\b|"
-                    r"\bwhat (?:causes|makes)\b|"
-                    r"\b(?:history|origins?|invention|causes|rules|science|chemistry|physics) of\b|"
-                    r"\bwho (?:invented|discovered|built|founded|wrote|painted)\b|"
-                    r"为什么|为何|起源|由来|历史|原理|发明|是怎么|是如何|怎么形成|如何形成|的规则|的生平")
-
-
-def asks_about_the_world(text: str) -> bool:
-    """Whether ``text`` (a query) has the form of a general-knowledge question, English or Chinese, and is not
-    asked with "we": "why are we moving house" is a family's question (still held to the general topics)."""
-    plain = _plain(text)
-    return _WORLD.search(plain) is not None and _WE.search(plain) is None
 
 
 def spelt_alike(query: str, name: str) -> bool:

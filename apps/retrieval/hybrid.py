@@ -152,11 +152,11 @@ def _best(scored, limit: int) -> list[MeaningHit]:
     standing = np.round(calibration.standardized(scored.similarities,
                                                  background.everyday if background else None), ROUND)
     least = max(FLOOR, round(background.nonsense, ROUND)) if background else FLOOR
-    if background and background.general is not None:  # a question about the world, not about someone
-        bars = np.round(background.general + (WORLD if background.world else GENERAL), ROUND)
-        least = np.maximum(least, bars[scored.scripts])  # each field held to the topics of its script
     # A record scores its best field, so it passes exactly when one of its rows does: only those are ordered.
     passing = np.flatnonzero((rounded >= least) & (standing >= STANDING))
+    if background and background.general is not None:  # a question about the world, not about someone
+        bars = np.round(background.general + (WORLD if background.world else GENERAL), ROUND)
+        passing = passing[rounded[passing] >= bars[scored.scripts[passing]]]  # each field: its script's topics
     kinds, fields = scored.kinds[passing], scored.fields[passing]
     # A field of names stands for its record only where no other field passes: its match holds only if spelt
     # alike (``layer.searching.ranked``), and the record's other fields must not fall with it.
