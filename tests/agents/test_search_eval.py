@@ -74,7 +74,7 @@ def test_the_set_is_what_it_says():
 # holds none of their words, and what they say a fact or a record answers names one of the set.
 def test_the_development_questions_are_apart_from_both_halves():
     development = search_set.questions(search_set.DEV)
-    assert {q["kind"] for q in development} == {"unanswerable", "paraphrase", "typo"} and len(development) >= 445
+    assert {q["kind"] for q in development} == {"unanswerable", "paraphrase", "typo"} and len(development) >= 604
     assert not {q["id"] for q in development} & {q["id"] for q in search_set.load()["questions"]}
     keys = {"facts": {f["key"] for f in search_set.load()["facts"]},
             "records": {r["key"] for r in search_set.load()["records"]}}
@@ -125,24 +125,24 @@ def test_the_held_out_half_mostly_answers_nothing_to_what_nothing_answers(held_o
 
 
 # SPEC S-4: a query nothing answers returns nothing (≥ 0.9 of them). Not met yet: 0.875 through both surfaces on
-# the held-out half (14 of 16, 28 of 32); 1.0 / 1.0 on the tuning half and 0.93 / 0.94 on the development
-# questions. What still passes shares a subject with what a person wrote (docs/search.md "Calibrated relevance").
+# the held-out half (14 of 16, 28 of 32); 1.0 / 1.0 on the tuning half and 0.84 / 0.85 on the development
+# questions, of whose 159 written blind 0.59 / 0.48. What still passes shares a subject with what a person
+# wrote (docs/search.md "Calibrated relevance").
 @pytest.mark.xfail(strict=True, reason="unanswerable answered empty 0.875 / 0.875 on the held-out half (target 0.9)")
 def test_the_held_out_half_answers_nothing_to_what_nothing_answers(held_out):
     assert not _check(held_out, "held_out", ("unanswerable_empty_rate",)), held_out["held_out"]["failures"]
 
 
 # SPEC S-4: the development questions keep what the calibration reaches on them (docs/search.md "Calibrated
-# relevance": R@5 0.903 / 0.892, empty 0.934 / 0.938): answering more of what nothing answers (made-up words,
-# a question in an encyclopedia's form, a made-up word near a name or a place, a cat that likes, "we" as
-# everyone) or fewer of the answerable (a misspelt name, a question in the other language) fails here. With
-# one bar for both languages' topics and no rule for "we" or a thing's taste: R@5 0.871 / 0.873, empty
-# 0.914 / 0.915; names by meaning only for what words found: layer R@5 0.674.
+# relevance": R@5 0.903 / 0.892, empty 0.840 / 0.850): answering more of what nothing answers (made-up words,
+# a question in an encyclopedia's form or on a thing's aspects, a made-up word near a name or a place, a cat
+# that likes, "we" as everyone) or fewer of the answerable (a misspelt name, a question in the other language)
+# fails here. Without the aspects ("golden retriever lifespan", 雅思和托福哪个难): empty 0.798 / 0.815.
 @pytest.mark.django_db
 @pytest.mark.usefixtures("meaning")
 def test_the_development_questions_keep_their_figures():
     report = run_search_evaluation(ask_facts=ask_through_the_tool, halves=(search_set.DEV,))
-    least = {search_runner.TOOL: (0.90, 0.93), search_runner.LAYER: (0.89, 0.93)}
+    least = {search_runner.TOOL: (0.90, 0.83), search_runner.LAYER: (0.89, 0.84)}
     for surface, (recall, empty) in least.items():
         figures = report[search_set.DEV][surface]
         assert figures["answerable_recall_at_5"] >= recall, report[search_set.DEV]["failures"]

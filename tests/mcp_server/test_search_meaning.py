@@ -105,6 +105,7 @@ def test_a_question_about_the_person_on_a_general_subject_finds_the_fact(shared_
     "the origin of spicy food", "签证的历史", "why is jazz improvised",
     "why do cats like boxes", "what do pandas like to eat", "why do dogs love bones", "why do we dream",
     "how do we digest food", "我们为什么会做梦", "为什么狗喜欢啃骨头",
+    "Berlin population", "青霉素的副作用", "燕麦奶的营养成分",
 ])
 def test_a_question_about_the_world_on_a_facts_subject_finds_nothing(shared_facts, query):
     _, token = shared_facts
