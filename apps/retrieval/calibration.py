@@ -15,8 +15,9 @@ So a field matches by meaning when
   than to the person's record that merely shares its theme, and a question is closer to a topic in its own
   language than to one in the other, as it is to a record (每天跑步 is nearer 跑步的正确姿势 than "Runs 5 km
   every morning"). A query in the form of such a question (``asks_about_the_world``: "why does it rain",
-  "the history of the bicycle", 茶叶的起源) must be clearly closer to the record than to every topic: what it
-  shares with a person's "Bike" or 小雨 is the subject, not the question.
+  "the history of the bicycle", 茶叶的起源, "golden retriever lifespan") must be clearly closer to the record
+  than to every topic: what it shares with a person's "Bike" or 小雨 is the subject, not the question. A question
+  of amount (``asks_an_amount``: "全马多少公里", "上班路上要多久") asks either, and must be at least as close.
 """
 
 from __future__ import annotations
@@ -103,6 +104,7 @@ class Background:
     # None: the query is about someone (``about_someone``), not general knowledge.
     general: np.ndarray | None
     world: bool  # the query is phrased as a question about the world (``asks_about_the_world``)
+    amount: bool = False  # … or asks an amount (``asks_an_amount``)
 
 
 _lock = threading.Lock()
@@ -135,7 +137,7 @@ def background(embedder, query: np.ndarray, text: str) -> Background | None:
         general[LETTERS], general[CJK] = topics[~_IN_CJK].max(), topics[_IN_CJK].max()
         general[[0, LETTERS | CJK]] = min(general[LETTERS], general[CJK])  # both scripts or neither: the lower bar
     return Background(everyday=fixed[0] @ query, nonsense=float((fixed[1] @ query).max()), general=general,
-                      world=asks_about_the_world(text))
+                      world=asks_about_the_world(text), amount=asks_an_amount(text))
 
 
 # The forms of a question an encyclopedia answers: why, how things are or work (in the present: "why did the
@@ -161,6 +163,17 @@ _WORLD = re.compile(r"\bwhy\b(?! (?:did|didn't|was|wasn't|were|weren't|had)\b)|\
 
 # In a question an encyclopedia answers, "we" is everyone ("why do we dream", 我们为什么会做梦).
 _WE = re.compile(r"\b(?:we|us|our|ours|ourselves)\b|我们|咱们")
+
+
+# A question of amount (how many, how long, 多少, 几点) asks the world as often as a person's own life:
+# "全马多少公里", "多肉多久浇一次水", and "上班路上要多久".
+_AMOUNT = re.compile(r"\bhow (?:many|much|long|often|far|tall|big|old)\b|"
+                     r"多少|多久|多长|多高|多大|多远|几点|几个|几级|几年")
+
+
+def asks_an_amount(text: str) -> bool:
+    """Whether ``text`` (a query) asks an amount, English or Chinese."""
+    return _AMOUNT.search(_plain(text)) is not None
 
 
 def asks_about_the_world(text: str) -> bool:

@@ -25,13 +25,14 @@ log = logging.getLogger(__name__)
 DEPTH = 50  # the most records that match by meaning
 # A field matches by meaning when its similarity is at least FLOOR, stands STANDING standard deviations above
 # the query's background, is at least as close to the query as its closest nonsense string and, unless the
-# query is about someone, at most -GENERAL below its closest general-knowledge topic in the field's script, or
-# WORLD above it when the query is phrased as a question about the world (``calibration``); a field of names,
-# only when spelt alike too (``calibration.spelt_alike``). Chosen on the evaluation's tuning half and its
-# development questions (docs/search.md "Calibrated relevance").
+# query is about someone, at most -GENERAL below its closest general-knowledge topic in the field's script, at
+# least AMOUNT above it when the query asks an amount, or WORLD when it is phrased as a question about the world
+# (``calibration``); a field of names, only when spelt alike too (``calibration.spelt_alike``). Chosen on the
+# evaluation's tuning half and its development questions (docs/search.md "Calibrated relevance").
 FLOOR = 0.25
 STANDING = 2.5
 GENERAL = -0.05
+AMOUNT = 0.0
 WORLD = 0.1
 ROUND = 4  # similarities equal to this many places are ties
 
@@ -155,7 +156,8 @@ def _best(scored, limit: int) -> list[MeaningHit]:
     # A record scores its best field, so it passes exactly when one of its rows does: only those are ordered.
     passing = np.flatnonzero((rounded >= least) & (standing >= STANDING))
     if background and background.general is not None:  # a question about the world, not about someone
-        bars = np.round(background.general + (WORLD if background.world else GENERAL), ROUND)
+        margin = WORLD if background.world else AMOUNT if background.amount else GENERAL
+        bars = np.round(background.general + margin, ROUND)
         passing = passing[rounded[passing] >= bars[scored.scripts[passing]]]  # each field: its script's topics
     kinds, fields = scored.kinds[passing], scored.fields[passing]
     # A field of names stands for its record only where no other field passes: its match holds only if spelt

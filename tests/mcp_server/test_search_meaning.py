@@ -110,3 +110,16 @@ def test_a_question_about_the_person_on_a_general_subject_finds_the_fact(shared_
 def test_a_question_about_the_world_on_a_facts_subject_finds_nothing(shared_facts, query):
     _, token = shared_facts
     assert _ids(token, query, limit=10) == []
+
+
+# SPEC S-4: a question of amount is held to the general-knowledge topics more strictly than another question that
+# names no one, as it asks the world as often as the person: "how many calories does running burn" finds nothing,
+# "how long is the morning run" the run.
+@pytest.mark.parametrize("query,expected", [
+    ("how many calories does running burn", None), ("iPhone电池健康多少该换", None),
+    ("how long is the morning run", "running"), ("生日是几月几号", "birthday"),
+])
+def test_a_question_of_amount_finds_only_what_answers_it(shared_facts, query, expected):
+    facts, token = shared_facts
+    found = _ids(token, query, limit=10)
+    assert (str(facts[expected].id) in found) if expected else found == []

@@ -6,7 +6,15 @@ from pathlib import Path
 
 import pytest
 
-from apps.retrieval.calibration import COHORT, GENERAL, NONSENSE, about_someone, asks_about_the_world, spelt_alike
+from apps.retrieval.calibration import (
+    COHORT,
+    GENERAL,
+    NONSENSE,
+    about_someone,
+    asks_about_the_world,
+    asks_an_amount,
+    spelt_alike,
+)
 from apps.retrieval.indexing import CJK, LETTERS, normalize, script
 
 
@@ -52,6 +60,16 @@ def test_about_someone(query, someone):
 ])
 def test_asks_about_the_world(query, world):
     assert asks_about_the_world(query) is world
+
+
+# SPEC S-4: a question of amount, which asks the world as often as a person's own life.
+@pytest.mark.parametrize("query,amount", [
+    ("how many calories does running burn", True), ("全马多少公里", True), ("多肉多久浇一次水", True),
+    ("上班路上要多久", True), ("how often to water a snake plant", True), ("大熊猫基地几点开门", True),
+    ("marathon training plan", False), ("钢琴老师的电话", False), ("how to renew a passport", False),
+])
+def test_asks_an_amount(query, amount):
+    assert asks_an_amount(query) is amount
 
 
 # SPEC S-4: of 640 questions put to a person's memory (both languages, written by someone who had not seen the
