@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
+from apps.retrieval import calibration
 from apps.retrieval.calibration import (
     COHORT,
     GENERAL,
@@ -106,3 +108,34 @@ def test_the_fixed_texts_are_distinct():
 ])
 def test_script(text, flags):
     assert script(text) == flags
+
+
+def _everyday_topics() -> list[str]:
+    """The topics under the general-knowledge file's "everyday life" headings."""
+    topics, everyday = [], False
+    for line in (Path(calibration.__file__).with_name("general_topics.txt")).read_text("utf-8").splitlines():
+        if line.startswith(("# English", "# Chinese")):  # a heading; its further comment lines leave it be
+            everyday = line.startswith(("# English: everyday life", "# Chinese: everyday life"))
+        elif line and not line.startswith("#") and everyday:
+            topics.append(line)
+    return topics
+
+
+# SPEC S-4: the everyday topics (where a person's own subjects lie) name subjects, never a question's form, and
+# none is within 0.5 of a question a person puts to their memory: such a topic would hold the person's own
+# question ("上班路上要多久", "what kind of tea") to the general bar.
+@pytest.mark.usefixtures("meaning")
+def test_the_everyday_topics_are_subjects_that_no_persons_question_is_near():
+    from apps.retrieval.embeddings import get_embedder
+
+    topics = _everyday_topics()
+    assert len(topics) == 364
+    asking = re.compile(r"\b(?:how|what|why|when|which|who|where|is|are|do|does|can|should)\b|"
+                        r"多少|多久|多长|几|什么|怎么|为什么|吗|哪|如何|是否", re.IGNORECASE)
+    assert [topic for topic in topics if asking.search(topic)] == []
+    questions = (Path(__file__).parent / "data" / "personal_questions.txt").read_text("utf-8").splitlines()
+    embedder = get_embedder()
+    closest = (embedder.embed([normalize(t) for t in topics]) @ embedder.embed([normalize(q) for q in questions]).T
+               ).max(axis=1)
+    assert [topic for topic, near in zip(topics, closest.tolist(), strict=True) if near >= 0.5] == []
+
