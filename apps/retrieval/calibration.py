@@ -141,25 +141,25 @@ def background(embedder, query: np.ndarray, text: str) -> Background | None:
 
 
 # The forms of a question an encyclopedia answers: why, how things are or work (in the present: "why did the
-# database go down" asks what happened), the history, origin, rules or inventor of something; and the aspects it
-# lists of a thing: how long it lives, what it does to the body, how it compares with another, its kinds, records,
-# rankings and famous examples ("golden retriever lifespan", "IELTS vs TOEFL", 普洱茶的产地, 雅思和托福哪个难,
-# 成都必吃美食排行). Not "how to" or 怎么 alone: "饺子怎么包" asks for the person's own recipe; nor an amount
-# ("how long", 多久): "上班路上要多久" asks about the person's commute; nor words a person's life uses as often
-# ("oldest son", "best friend in college", "typical week", 一般几点睡).
-_WORLD = re.compile(r"\bwhy\b(?! (?:did|didn't|was|wasn't|were|weren't|had)\b)|\bhow (?:do|does|is|are)\b|"
-                    r"\bwhat (?:causes|makes)\b|"
-                    r"\b(?:history|origins?|invention|causes|rules|science|chemistry|physics) of\b|"
-                    r"\bwho (?:invented|discovered|built|founded|wrote|painted)\b|"
-                    r"为什么|为何|起源|由来|历史|原理|发明|是怎么|是如何|怎么形成|如何形成|的规则|的生平|"
-                    r"\b(?:lifespan|life expectancy|world records?|health benefits|benefits of|side effects|"
-                    r"nutrition(?:al)?|calories|internals|anatomy|temperament|habitat|elevation|population|definition|"
-                    r"meaning of|famous|greatest|best[- ]selling|tallest|fastest|vs|versus|"
-                    r"difference between|compared to|types of|varieties of|species of|half-life|dimensions|top speed|"
-                    r"explained|for beginners|of all time|ever recorded|average cost)\b|"
-                    r"寿命|副作用|营养|功效|好处|种类|分类|品种|构造|产地|花语|代表人物|代表作|著名|最有名|有名的|世界纪录|"
-                    r"习性|定义|含义|海拔|人口|面积|区别|和.{1,6}哪个|入门|必听|必吃|必看|必去|排行|十大|最佳|历届|流派|"
-                    r"适合什么人|属于什么")
+# database go down" asks what happened), the history, origin, rules or inventor of something. Not "how to" or
+# 怎么 alone: "饺子怎么包" asks for the person's own recipe.
+_FORMS = (r"\bwhy\b(?! (?:did|didn't|was|wasn't|were|weren't|had)\b)|\bhow (?:do|does|is|are)\b|"
+          r"\bwhat (?:causes|makes)\b|"
+          r"\b(?:history|origins?|invention|causes|rules|science|chemistry|physics) of\b|"
+          r"\bwho (?:invented|discovered|built|founded|wrote|painted)\b|"
+          r"为什么|为何|起源|由来|历史|原理|发明|是怎么|是如何|怎么形成|如何形成|的规则|的生平")
+# The aspects it lists of a thing: how long it lives, what it does to the body, how it compares with another, its
+# kinds, records, rankings and famous examples ("golden retriever lifespan", "IELTS vs TOEFL", 普洱茶的产地,
+# 雅思和托福哪个难, 成都必吃美食排行). Not an amount ("how long", 多久: "上班路上要多久" asks about the person's
+# commute), nor words a person's life uses as often ("oldest son", "best friend in college", "typical week", 一般).
+_ASPECTS = (r"\b(?:lifespan|life expectancy|world records?|health benefits|benefits of|side effects|nutrition(?:al)?|"
+            r"calories|internals|anatomy|temperament|habitat|elevation|population|definition|meaning of|famous|"
+            r"greatest|best[- ]selling|tallest|fastest|vs|versus|difference between|compared to|types of|"
+            r"varieties of|species of|half-life|dimensions|top speed|explained|for beginners|of all time|"
+            r"ever recorded|average cost)\b|"
+            r"寿命|副作用|营养|功效|好处|种类|分类|品种|构造|产地|花语|代表人物|代表作|著名|最有名|有名的|世界纪录|习性|"
+            r"定义|含义|海拔|人口|面积|区别|和.{1,6}哪个|入门|必听|必吃|必看|必去|排行|十大|最佳|历届|流派|适合什么人|属于什么")
+_WORLD = re.compile(f"{_FORMS}|{_ASPECTS}")
 
 
 # In a question an encyclopedia answers, "we" is everyone ("why do we dream", 我们为什么会做梦).
