@@ -104,7 +104,7 @@ class Background:
     # None: the query is about someone (``about_someone``), not general knowledge.
     general: np.ndarray | None
     world: bool  # the query is phrased as a question about the world (``asks_about_the_world``)
-    amount: bool = False  # … or asks an amount (``asks_an_amount``)
+    amount: bool  # … or asks an amount (``asks_an_amount``)
 
 
 _lock = threading.Lock()

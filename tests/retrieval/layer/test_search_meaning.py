@@ -196,7 +196,7 @@ def test_a_field_is_held_to_the_topics_of_its_script():
     from apps.retrieval.calibration import Background
 
     general = np.array([0.4, 0.4, 0.6, 0.4])  # the closest topic: in letters 0.4, in CJK 0.6
-    background = Background(everyday=np.zeros(8), nonsense=0.0, general=general, world=False)
+    background = Background(everyday=np.zeros(8), nonsense=0.0, general=general, world=False, amount=False)
     rows = [("user_profile", 1, "/value", 0.5, LETTERS), ("user_profile", 2, "/value", 0.5, CJK),
             ("user_profile", 3, "/value", 0.5, LETTERS | CJK), ("user_profile", 4, "/value", 0.58, CJK)]
     assert sorted(hit.record_id for hit in hybrid._best(_compared(rows, background), 10)) == [1, 3, 4]
